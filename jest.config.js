@@ -1,0 +1,19 @@
+/** Jest projects: unit (no Redis), integration (Lua on a real server), e2e (Nest apps), faults. */
+const common = {
+  preset: 'ts-jest',
+  testEnvironment: 'node',
+  rootDir: __dirname,
+  testTimeout: 60_000,
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
+};
+
+module.exports = {
+  testTimeout: 60_000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
+    { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.spec.ts'] },
+  ],
+};

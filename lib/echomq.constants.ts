@@ -1,0 +1,23 @@
+/** @internal Injection token of the resolved module options. */
+export const ECHOMQ_MODULE_OPTIONS = 'ECHOMQ:MODULE_OPTIONS';
+/** @internal Injection token of the module's command connection. */
+export const ECHOMQ_REDIS_CLIENT = 'ECHOMQ:REDIS_CLIENT';
+/** @internal Metadata key written by `@LaneConsumer`. */
+export const LANE_CONSUMER_METADATA = 'echomq:lane_consumer';
+/** @internal Metadata key written by `@Weighted`. */
+export const WEIGHTED_METADATA = 'echomq:weighted';
+
+/** @internal Default key prefix. */
+export const DEFAULT_PREFIX = 'emq';
+/** @internal Jobs per submitMany script call. */
+export const SUBMIT_CHUNK = 500;
+/** @internal Due scheduled jobs a claim promotes first, at most. */
+export const PROMOTE_PER_CLAIM = 100;
+/** @internal Expired leases one reap script call handles, at most. */
+export const REAP_PER_CALL = 500;
+/** @internal Byte limit of queue and group names. */
+export const NAME_MAX_BYTES = 200;
+/** @internal Byte limit of a dedup key. */
+export const DEDUP_MAX_BYTES = 1024;
+/** @internal Characters of a failure reason that are kept. */
+export const ERROR_MAX_CHARS = 4096;

@@ -1,0 +1,56 @@
+/** @internal Message factories: every text the library shows a user comes from here. */
+
+const show = (value: unknown): string => {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
+  return Object.prototype.toString.call(value);
+};
+
+export const invalidArgument = (argument: string, rule: string, value: unknown): string =>
+  `Invalid argument "${argument}": ${rule} (got ${show(value)}).`;
+
+export const nameRule = (max: number): string =>
+  `must be a non-empty string of at most ${max} bytes without "{", "}" or control characters`;
+
+export const payloadNotJson = (reason: string): string =>
+  `Invalid argument "payload": it must be JSON-serialisable (${reason}). Pass plain objects, arrays, strings, numbers, booleans or null.`;
+
+export const payloadTooLarge = (bytes: number, max: number): string =>
+  `Invalid argument "payload": its JSON is ${bytes} bytes, over the limit of ${max}. Store large data elsewhere and submit a reference, or raise maxPayloadBytes.`;
+
+export const scriptsDirEmpty = (dir: string): string =>
+  `EchoMQ found no Lua scripts in ${dir}; the package's lua/ folder is missing or empty. Reinstall @echomq/nestjs.`;
+
+export const badScriptFileName = (file: string): string =>
+  `EchoMQ cannot load the Lua script ${file}: script names must be <verbNoun>-<numberOfKeys>.lua.`;
+
+export const missingInclude = (file: string, include: string): string =>
+  `EchoMQ cannot load the Lua script ${file}: it includes "${include}", which is not in lua/includes/.`;
+
+export const serverRejected = (operation: string, queue: string, detail: string): string =>
+  `EchoMQ ${operation} on queue "${queue}" failed on the server: ${detail}`;
+
+export const outOfMemory = (operation: string, queue: string): string =>
+  `EchoMQ ${operation} on queue "${queue}" was refused: the server is out of memory (maxmemory reached). Nothing was written. Free memory or raise maxmemory, and keep maxmemory-policy at noeviction.`;
+
+export const evictionPolicyWarning = (policy: string): string =>
+  `The Redis server's maxmemory-policy is "${policy}": under memory pressure it may evict queue keys and lose jobs. Set it to noeviction.`;
+
+export const missingHandle = (className: string): string =>
+  `${className} is marked @LaneConsumer() but has no handle(job) method. Add "async handle(job: LaneJob) { … }".`;
+
+export const weightedWithoutConsumer = (className: string): string =>
+  `${className} is marked @Weighted() but not @LaneConsumer(queue). @Weighted requires @LaneConsumer.`;
+
+export const invalidConsumerQueue = (className: string, queue: unknown): string =>
+  `${className} has an invalid @LaneConsumer queue name ${show(queue)}: ${nameRule(200)}.`;
+
+export const invalidConsumerOption = (className: string, option: string, rule: string, value: unknown): string =>
+  `${className} has an invalid @LaneConsumer option "${option}": ${rule} (got ${show(value)}).`;
+
+export const duplicateConsumer = (className: string, queue: string): string =>
+  `${className} is registered twice as a consumer of "${queue}". Provide each @LaneConsumer class once.`;
+
+export const scopedConsumer = (className: string): string =>
+  `${className} is a request-scoped or transient @LaneConsumer; consumers must be singletons. It was skipped.`;

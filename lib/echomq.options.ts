@@ -1,0 +1,39 @@
+import { DEFAULT_PREFIX } from './echomq.constants';
+import { EchoMqError } from './errors';
+import type { EchoMqModuleOptions, ResolvedEchoMqOptions } from './interfaces';
+import { checkInt, checkName } from './validation/validate';
+
+/** @internal Merges the defaults into module options, for both forRoot and forRootAsync. */
+export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): ResolvedEchoMqOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new EchoMqError('EchoMqModule options must be an object.', { argument: 'options' });
+  }
+  const backoff = options.backoff ?? { delayMs: 1_000 };
+  const resolved: ResolvedEchoMqOptions = {
+    connection: options.connection ?? 'redis://127.0.0.1:6379',
+    prefix: options.prefix ?? DEFAULT_PREFIX,
+    leaseMs: options.leaseMs ?? 30_000,
+    maxAttempts: options.maxAttempts ?? 3,
+    backoff: {
+      delayMs: backoff.delayMs,
+      factor: backoff.factor ?? 2,
+      maxDelayMs: backoff.maxDelayMs ?? 3_600_000,
+    },
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
+    maxPayloadBytes: options.maxPayloadBytes ?? 1_048_576,
+    idleBlockMs: options.idleBlockMs ?? 5_000,
+    logger: options.logger,
+  };
+  checkName('prefix', resolved.prefix);
+  checkInt('leaseMs', resolved.leaseMs, 1);
+  checkInt('maxAttempts', resolved.maxAttempts, 1);
+  checkInt('backoff.delayMs', resolved.backoff.delayMs, 0);
+  if (typeof resolved.backoff.factor !== 'number' || !Number.isFinite(resolved.backoff.factor) || resolved.backoff.factor < 1) {
+    throw new EchoMqError('Invalid argument "backoff.factor": must be a finite number >= 1.', { argument: 'backoff.factor' });
+  }
+  checkInt('backoff.maxDelayMs', resolved.backoff.maxDelayMs, 0);
+  checkInt('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);
+  checkInt('maxPayloadBytes', resolved.maxPayloadBytes, 1);
+  checkInt('idleBlockMs', resolved.idleBlockMs, 10);
+  return resolved;
+}

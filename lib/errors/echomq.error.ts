@@ -1,0 +1,30 @@
+/** Context carried by an {@link EchoMqError}. */
+export interface EchoMqErrorContext {
+  /** The argument that was rejected, when the error is about one. */
+  argument?: string;
+  /** The queue the operation was on. */
+  queue?: string;
+  /** The lane (group) the operation was on. */
+  group?: string;
+  /** The underlying error, when one caused this. */
+  cause?: unknown;
+}
+
+/** The one error class of EchoMQ: bad input, a refused operation or a misconfiguration. */
+export class EchoMqError extends Error {
+  /** The argument that was rejected, if any. */
+  readonly argument?: string;
+  /** The queue involved, if any. */
+  readonly queue?: string;
+  /** The lane involved, if any. */
+  readonly group?: string;
+
+  constructor(message: string, context: EchoMqErrorContext = {}) {
+    super(message);
+    this.name = 'EchoMqError';
+    this.argument = context.argument;
+    this.queue = context.queue;
+    this.group = context.group;
+    if (context.cause !== undefined) (this as { cause?: unknown }).cause = context.cause;
+  }
+}

@@ -1,0 +1,55 @@
+import type { LoggerService } from '@nestjs/common';
+import type { ClusterNode, ClusterOptions, RedisOptions } from 'ioredis';
+
+/** A Redis Cluster to connect to. */
+export interface EchoMqClusterConnection {
+  /** Seed nodes of the cluster. */
+  cluster: ClusterNode[];
+  /** ioredis cluster options. */
+  options?: ClusterOptions;
+}
+
+/** Retry delay of failed jobs: `delayMs * factor^(attempt-1)`, capped at `maxDelayMs`. */
+export interface EchoMqBackoff {
+  /** Delay before the first retry, in ms (0 retries at once). */
+  delayMs: number;
+  /** Growth per further attempt. @default 2 */
+  factor?: number;
+  /** Ceiling of the delay, in ms. @default 3_600_000 */
+  maxDelayMs?: number;
+}
+
+/** Options of `EchoMqModule.forRoot()` / `forRootAsync()`. */
+export interface EchoMqModuleOptions {
+  /** A redis:// URL, ioredis options, or a Redis Cluster. @default 'redis://127.0.0.1:6379' */
+  connection?: string | RedisOptions | EchoMqClusterConnection;
+  /** Key prefix: keys are `${prefix}:{queue}:…`. @default 'emq' */
+  prefix?: string;
+  /** Default lease of a claim, in ms. @default 30_000 */
+  leaseMs?: number;
+  /** Failed or expired attempts after which a job is dead. @default 3 */
+  maxAttempts?: number;
+  /** Retry delay of failed jobs. @default { delayMs: 1_000, factor: 2, maxDelayMs: 3_600_000 } */
+  backoff?: EchoMqBackoff;
+  /** How long shutdown waits for in-flight handlers, in ms. @default 10_000 */
+  shutdownTimeoutMs?: number;
+  /** Largest accepted payload (its JSON, in bytes). @default 1_048_576 */
+  maxPayloadBytes?: number;
+  /** Longest an idle consumer blocks before it reaps expired leases, in ms. @default 5_000 */
+  idleBlockMs?: number;
+  /** A logger to use instead of Nest's `Logger`. */
+  logger?: LoggerService;
+}
+
+/** @internal The options with every default filled in. */
+export interface ResolvedEchoMqOptions {
+  connection: string | RedisOptions | EchoMqClusterConnection;
+  prefix: string;
+  leaseMs: number;
+  maxAttempts: number;
+  backoff: Required<EchoMqBackoff>;
+  shutdownTimeoutMs: number;
+  maxPayloadBytes: number;
+  idleBlockMs: number;
+  logger?: LoggerService;
+}

@@ -1,0 +1,3 @@
+export * from './lane-job.interface';
+export * from './lanes-options.interface';
+export * from './echomq-module-options.interface';

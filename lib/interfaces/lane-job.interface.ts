@@ -1,0 +1,37 @@
+/** A job as a claimer holds it. */
+export interface LaneJob<T = unknown> {
+  /** The job id: `JOB` + 11 base62 characters, in mint order. */
+  id: string;
+  /** The queue it belongs to. */
+  queue: string;
+  /** Its lane (tenant, user, room). */
+  group: string;
+  /** The submitted payload, parsed from JSON. */
+  payload: T;
+  /** 1 on the first claim, +1 on every claim: the fencing token for complete/fail/extend. */
+  attempt: number;
+  /** End of the lease in ms since epoch, by the server clock (0 for a job that is not held). */
+  leaseUntil: number;
+  /** When it was submitted, ms since epoch by the server clock. */
+  submittedAt: number;
+  /** The reason of the last failure, when there was one. */
+  lastError?: string;
+}
+
+/** One lane's state. */
+export interface LaneInfo {
+  /** The lane (group) name. */
+  group: string;
+  /** Jobs waiting in the lane. */
+  pending: number;
+  /** Jobs of the lane currently leased. */
+  active: number;
+  /** Heads served per weighted turn (1 when unset). */
+  weight: number;
+  /** Concurrency ceiling, null when none. */
+  limit: number | null;
+  /** Whether the lane is paused. */
+  paused: boolean;
+  /** Whether the lane is on the ring, i.e. serviceable right now. */
+  inRing: boolean;
+}

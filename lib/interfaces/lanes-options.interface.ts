@@ -1,0 +1,42 @@
+/** Options of {@link LanesService.submit}. */
+export interface SubmitOptions {
+  /** A JOB id minted with `mintJobId()`; a live job with this id is not admitted twice. */
+  jobId?: string;
+  /** Idempotency key: while a job with this key is live, submits return its id. */
+  dedupKey?: string;
+  /** Attempts before the job is dead-lettered (integer >= 1). @default the module's maxAttempts */
+  maxAttempts?: number;
+  /** Admit the job into its lane only after this many ms (integer >= 0). @default 0 */
+  delayMs?: number;
+}
+
+/** One item of {@link LanesService.submitMany}. */
+export interface SubmitItem<T = unknown> {
+  /** The lane to admit into. */
+  group: string;
+  /** The JSON-serialisable payload. */
+  payload: T;
+  /** Per-job options. */
+  opts?: SubmitOptions;
+}
+
+/** Options of {@link LanesService.claim}. */
+export interface ClaimOptions {
+  /** Lease length in ms. @default the module's leaseMs */
+  leaseMs?: number;
+}
+
+/** Options of {@link LanesService.wclaim}. */
+export interface WeightedClaimOptions extends ClaimOptions {
+  /** Cap on the number of jobs served in this turn (integer >= 1). */
+  max?: number;
+}
+
+/** Options of {@link LanesService.fail}, for callers that override the module defaults. */
+export interface FailOptions {
+  /** Attempts before dead-lettering, for jobs that were submitted without their own. */
+  maxAttempts?: number;
+}
+
+/** What {@link LanesService.fail} did with the job. */
+export type FailOutcome = 'retry' | 'dead' | 'stale';

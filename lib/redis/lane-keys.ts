@@ -1,0 +1,54 @@
+/**
+ * @internal The one place Redis keys are built. Every key of queue `q` is `${prefix}:{q}:…`, so a
+ * queue lives in one hash slot; the group and the job id go after the tag.
+ */
+export class LaneKeys {
+  /** `${prefix}:{queue}:`, the base every key of the queue starts with (scripts derive from it). */
+  readonly base: string;
+  readonly ring: string;
+  readonly ringSet: string;
+  readonly weight: string;
+  readonly limit: string;
+  readonly active: string;
+  readonly gactive: string;
+  readonly paused: string;
+  readonly schedule: string;
+  readonly dead: string;
+  readonly wake: string;
+  readonly dedup: string;
+  readonly stats: string;
+
+  constructor(readonly prefix: string, readonly queue: string) {
+    this.base = `${prefix}:{${queue}}:`;
+    this.ring = this.base + 'ring';
+    this.ringSet = this.base + 'ringset';
+    this.weight = this.base + 'gweight';
+    this.limit = this.base + 'glimit';
+    this.gactive = this.base + 'gactive';
+    this.active = this.base + 'active';
+    this.paused = this.base + 'paused';
+    this.schedule = this.base + 'schedule';
+    this.dead = this.base + 'dead';
+    this.wake = this.base + 'wake';
+    this.dedup = this.base + 'dedup';
+    this.stats = this.base + 'stats';
+  }
+
+  /** The lane (pending set) of a group. */
+  lane(group: string): string {
+    return `${this.base}g:${group}:pending`;
+  }
+
+  /** The row of a job. */
+  job(id: string): string {
+    return `${this.base}job:${id}`;
+  }
+
+  /** A pattern matching every key of the queue (for tests and tools, never for scripts). */
+  pattern(): string {
+    return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:*`;
+  }
+}
+
+/** @internal The key a process increments to get a distinct job-id node number. */
+export const nodeCounterKey = (prefix: string): string => `${prefix}:nodes`;

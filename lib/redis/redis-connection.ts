@@ -1,0 +1,42 @@
+import IORedis, { Cluster, RedisOptions } from 'ioredis';
+import type { EchoMqClusterConnection, ResolvedEchoMqOptions } from '../interfaces';
+import type { RedisClient } from '../scripts/lane-scripts';
+
+/** @internal Whether a connection option names a Redis Cluster. */
+export function isClusterConnection(c: ResolvedEchoMqOptions['connection']): c is EchoMqClusterConnection {
+  return typeof c === 'object' && c !== null && Array.isArray((c as EchoMqClusterConnection).cluster);
+}
+
+/**
+ * @internal Opens a connection from the module's `connection` option. `blocking` connections carry
+ * the idle consumers' BRPOP, so they never time out a command and never queue commands offline.
+ */
+export function createRedisClient(connection: ResolvedEchoMqOptions['connection'], name: string): RedisClient {
+  const base: RedisOptions = {
+    connectionName: name,
+    // NOTE: the scripts are idempotent under a re-send only where the note in README says so;
+    // ioredis re-sends commands in flight at a reconnect, which every script tolerates.
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2_000),
+  };
+  if (isClusterConnection(connection)) {
+    return new Cluster(connection.cluster, {
+      ...connection.options,
+      redisOptions: { ...base, ...connection.options?.redisOptions },
+      clusterRetryStrategy: (times: number) => Math.min(100 * times, 2_000),
+    });
+  }
+  if (typeof connection === 'string') return new IORedis(connection, base);
+  return new IORedis({ ...base, ...connection });
+}
+
+/** @internal Quits a connection, or disconnects it when it is not connected. */
+export async function closeRedisClient(client: RedisClient): Promise<void> {
+  try {
+    if (client.status === 'ready') await client.quit();
+    else client.disconnect();
+  } catch {
+    client.disconnect();
+  }
+}

@@ -1,0 +1,226 @@
+import type { Cluster, Redis } from 'ioredis';
+import { outOfMemory, serverRejected } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+import type { LaneInfo, LaneJob } from '../interfaces';
+import { LaneKeys } from '../redis/lane-keys';
+import { LoadedScript, loadScripts } from './lua-loader';
+
+/** @internal A connection that scripts run on. */
+export type RedisClient = Redis | Cluster;
+
+/** @internal A job to admit, as the submit scripts take it. */
+export interface AdmitArgs {
+  id: string;
+  group: string;
+  payload: string;
+  dedupKey: string;
+  delayMs: number;
+  maxAttempts: number;
+  own: boolean;
+}
+
+/** @internal What a submit script said of one job. */
+export interface AdmitResult {
+  status: 'ok' | 'dup' | 'collide';
+  id: string;
+}
+
+/** @internal Backoff and attempts a fail call applies. */
+export interface FailPolicy {
+  maxAttempts: number;
+  delayMs: number;
+  factor: number;
+  maxDelayMs: number;
+}
+
+/** @internal The contract operations and their script files, one to one. */
+export const SCRIPT_OF = {
+  submit: 'submit',
+  submitMany: 'submitMany',
+  claim: 'claim',
+  wclaim: 'wclaim',
+  complete: 'complete',
+  fail: 'fail',
+  extend: 'extend',
+  reap: 'reap',
+  promote: 'promote',
+  weight: 'weight',
+  limit: 'limit',
+  pause: 'pause',
+  resume: 'resume',
+  retryDead: 'retryDead',
+  lane: 'laneInfo',
+  lanes: 'lanes',
+  dead: 'deadList',
+} as const;
+
+type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
+type Reply = unknown;
+
+const VERSION = '1';
+const commandOf = (name: string): string => `echomq:${name}:${VERSION}`;
+
+/**
+ * @internal The only caller of the Lua scripts: registers them on a connection (ioredis then uses
+ * EVALSHA and falls back to EVAL on NOSCRIPT) and turns their replies into typed results.
+ */
+export class LaneScripts {
+  constructor(private readonly client: RedisClient, scripts: LoadedScript[] = loadScripts()) {
+    for (const s of scripts) {
+      if (!(commandOf(s.name) in client)) {
+        client.defineCommand(commandOf(s.name), { numberOfKeys: s.numberOfKeys, lua: s.lua });
+      }
+    }
+  }
+
+  private async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[]): Promise<Reply> {
+    const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name)];
+    try {
+      return await call.call(this.client, ...keys, ...args);
+    } catch (err) {
+      const message = (err as Error)?.message ?? String(err);
+      if (message.startsWith('OOM')) throw new EchoMqError(outOfMemory(op, queue), { queue, cause: err });
+      if (message.includes('echomq:')) throw new EchoMqError(serverRejected(op, queue, message), { queue, cause: err });
+      throw err;
+    }
+  }
+
+  async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitResult> {
+    const reply = (await this.run('submit', k.queue, 'submit',
+      [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup],
+      [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'])) as string[];
+    return { status: reply[0] as AdmitResult['status'], id: reply[1] };
+  }
+
+  async submitMany(k: LaneKeys, jobs: AdmitArgs[]): Promise<AdmitResult[]> {
+    const args: (string | number)[] = [k.base, jobs.length];
+    for (const j of jobs) args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
+    const reply = (await this.run('submitMany', k.queue, 'submitMany',
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup], args)) as string[];
+    const out: AdmitResult[] = [];
+    for (let i = 0; i < reply.length; i += 2) out.push({ status: reply[i] as AdmitResult['status'], id: reply[i + 1] });
+    return out;
+  }
+
+  /** Serves up to `steps` single claims in one round trip; `nextDue` is -1 when nothing is scheduled. */
+  async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<{ jobs: LaneJob[]; nextDue: number }> {
+    const reply = (await this.run('claim', k.queue, 'claim',
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake],
+      [k.base, leaseMs, steps, promoteMax])) as Reply[];
+    return toClaim(k.queue, reply);
+  }
+
+  async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<{ jobs: LaneJob[]; nextDue: number }> {
+    const reply = (await this.run('wclaim', k.queue, 'wclaim',
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight],
+      [k.base, leaseMs, max, promoteMax])) as Reply[];
+    return toClaim(k.queue, reply);
+  }
+
+  async complete(k: LaneKeys, id: string, token: number): Promise<boolean> {
+    const reply = await this.run('complete', k.queue, 'complete',
+      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats],
+      [k.base, id, token]);
+    return reply === 1;
+  }
+
+  async fail(k: LaneKeys, id: string, token: number, error: string, p: FailPolicy): Promise<'retry' | 'dead' | 'stale'> {
+    return (await this.run('fail', k.queue, 'fail',
+      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.schedule, k.dead, k.wake, k.stats],
+      [k.base, id, token, error, p.maxAttempts, p.delayMs, p.factor, p.maxDelayMs])) as 'retry' | 'dead' | 'stale';
+  }
+
+  /** The new lease deadline, or 0 when the job is no longer held under `token`. */
+  async extend(k: LaneKeys, id: string, token: number, leaseMs: number): Promise<number> {
+    return Number(await this.run('extend', k.queue, 'extend', [k.job(id), k.active], [id, token, leaseMs]));
+  }
+
+  async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {
+    return Number(await this.run('reap', k.queue, 'reap',
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats],
+      [k.base, maxAttempts, max]));
+  }
+
+  async promote(k: LaneKeys, max: number): Promise<{ moved: number; nextDue: number }> {
+    const reply = (await this.run('promote', k.queue, 'promote',
+      [k.schedule, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake], [k.base, max])) as number[];
+    return { moved: Number(reply[0]), nextDue: Number(reply[1]) };
+  }
+
+  async weight(k: LaneKeys, group: string, weight: number): Promise<void> {
+    await this.run('weight', k.queue, 'weight', [k.weight], [group, weight]);
+  }
+
+  async limit(k: LaneKeys, group: string, limit: number | null): Promise<void> {
+    await this.run('limit', k.queue, 'limit',
+      [k.limit, k.gactive, k.paused, k.ring, k.ringSet, k.wake, k.lane(group)], [k.base, group, limit ?? '']);
+  }
+
+  async pause(k: LaneKeys, group: string, paused: boolean): Promise<void> {
+    const name = paused ? 'pause' : 'resume';
+    await this.run(name, k.queue, name,
+      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group)], [k.base, group]);
+  }
+
+  async retryDead(k: LaneKeys, id: string): Promise<boolean> {
+    const reply = await this.run('retryDead', k.queue, 'retryDead',
+      [k.job(id), k.dead, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake], [k.base, id]);
+    return reply === 1;
+  }
+
+  async lane(k: LaneKeys, group: string): Promise<LaneInfo> {
+    const r = (await this.run('lane', k.queue, 'laneInfo',
+      [k.lane(group), k.weight, k.limit, k.gactive, k.paused, k.ringSet], [group])) as number[];
+    return toLaneInfo(group, r, 0);
+  }
+
+  async lanes(k: LaneKeys, max: number): Promise<LaneInfo[]> {
+    const r = (await this.run('lanes', k.queue, 'lanes',
+      [k.ringSet, k.paused, k.gactive, k.limit, k.weight], [k.base, max])) as (string | number)[];
+    const out: LaneInfo[] = [];
+    for (let i = 0; i < r.length; i += 7) out.push(toLaneInfo(String(r[i]), r as number[], i + 1));
+    return out;
+  }
+
+  async dead(k: LaneKeys, offset: number, count: number): Promise<LaneJob[]> {
+    const r = (await this.run('dead', k.queue, 'deadList', [k.dead], [k.base, offset, count])) as Reply[];
+    const out: LaneJob[] = [];
+    for (let i = 0; i < r.length; i += 6) out.push(toJob(k.queue, r, i, 0));
+    return out;
+  }
+}
+
+function toLaneInfo(group: string, r: number[], at: number): LaneInfo {
+  const limit = Number(r[at + 3]);
+  return {
+    group,
+    pending: Number(r[at]),
+    active: Number(r[at + 1]),
+    weight: Number(r[at + 2]),
+    limit: limit < 0 ? null : limit,
+    paused: Number(r[at + 4]) === 1,
+    inRing: Number(r[at + 5]) === 1,
+  };
+}
+
+function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob {
+  const lastError = r[at + 5] as string;
+  const job: LaneJob = {
+    id: r[at] as string,
+    queue,
+    group: r[at + 1] as string,
+    payload: JSON.parse(r[at + 3] as string),
+    attempt: Number(r[at + 2]),
+    leaseUntil,
+    submittedAt: Number(r[at + 4]),
+  };
+  if (lastError) job.lastError = lastError;
+  return job;
+}
+
+function toClaim(queue: string, reply: Reply[]): { jobs: LaneJob[]; nextDue: number } {
+  const leaseUntil = Number(reply[0]);
+  const jobs: LaneJob[] = [];
+  for (let i = 2; i < reply.length; i += 6) jobs.push(toJob(queue, reply, i, leaseUntil));
+  return { jobs, nextDue: Number(reply[1]) };
+}

@@ -1,0 +1,65 @@
+import { readdirSync, readFileSync } from 'fs';
+import { join } from 'path';
+import { badScriptFileName, missingInclude, scriptsDirEmpty } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+
+/** @internal One Lua script, ready to register. */
+export interface LoadedScript {
+  /** verbNoun, from the file name. */
+  name: string;
+  /** The number of KEYS, from the file name. */
+  numberOfKeys: number;
+  /** The script with its includes expanded. */
+  lua: string;
+  /** The header's `KEYS[i]` lines, in order. */
+  declaredKeys: string[];
+}
+
+const FILE = /^([a-z][A-Za-z]*)-(\d+)\.lua$/;
+const INCLUDE = /^--- @include "([A-Za-z]+)"\s*$/gm;
+
+/** @internal The package's lua/ folder: next to dist/ or lib/ (one level above this file's folder). */
+export const LUA_DIR = join(__dirname, '..', '..', 'lua');
+
+function expand(file: string, source: string, includesDir: string, done: Set<string>): string {
+  return source.replace(INCLUDE, (_line, name: string) => {
+    if (done.has(name)) return '';
+    done.add(name);
+    let text: string;
+    try {
+      text = readFileSync(join(includesDir, `${name}.lua`), 'utf8');
+    } catch {
+      throw new EchoMqError(missingInclude(file, name));
+    }
+    return expand(file, text, includesDir, done);
+  });
+}
+
+/** @internal Parses the KEYS[i] lines of a script's header. */
+export function declaredKeys(source: string): string[] {
+  const header = /^--\[\[([\s\S]*?)\]\]/.exec(source);
+  if (!header) return [];
+  return [...header[1].matchAll(/^\s*KEYS\[(\d+)\]\s+(\S+)/gm)].map((m) => m[2]);
+}
+
+/** @internal Reads every script in `dir` (default: the package's lua/). */
+export function loadScripts(dir: string = LUA_DIR): LoadedScript[] {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.lua'));
+  } catch {
+    files = [];
+  }
+  if (files.length === 0) throw new EchoMqError(scriptsDirEmpty(dir));
+  return files.sort().map((file) => {
+    const m = FILE.exec(file);
+    if (!m) throw new EchoMqError(badScriptFileName(file));
+    const source = readFileSync(join(dir, file), 'utf8');
+    return {
+      name: m[1],
+      numberOfKeys: Number(m[2]),
+      lua: expand(file, source, join(dir, 'includes'), new Set()),
+      declaredKeys: declaredKeys(source),
+    };
+  });
+}

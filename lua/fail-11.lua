@@ -1,0 +1,69 @@
+--[[
+  fail: give a held job back. While attempts remain it is retried: after an exponential backoff
+  through the schedule, or straight into its own lane at its mint position when the delay is 0.
+  Once its attempts are spent it is dead-lettered with the error. A stale token changes nothing.
+
+  KEYS[1]  job       emq:{q}:job:<id>
+  KEYS[2]  active    emq:{q}:active
+  KEYS[3]  gactive   emq:{q}:gactive
+  KEYS[4]  glimit    emq:{q}:glimit
+  KEYS[5]  paused    emq:{q}:paused
+  KEYS[6]  ring      emq:{q}:ring
+  KEYS[7]  ringset   emq:{q}:ringset
+  KEYS[8]  schedule  emq:{q}:schedule
+  KEYS[9]  dead      emq:{q}:dead      (scored by time of death)
+  KEYS[10] wake      emq:{q}:wake
+  KEYS[11] stats     emq:{q}:stats
+
+  ARGV[1] base         'emq:{q}:'
+  ARGV[2] id           job id
+  ARGV[3] token        the attempt number the caller holds
+  ARGV[4] error        the reason, stored as last_error
+  ARGV[5] maxAttempts  the default when the job has none of its own (>= 1)
+  ARGV[6] delayMs      backoff base delay (>= 0)
+  ARGV[7] factor       backoff factor (>= 1)
+  ARGV[8] maxDelayMs   backoff ceiling (>= 0, 0 for none)
+
+  Reply: 'retry' | 'dead' | 'stale'.
+  Clock: server TIME (due time of the retry, time of death).
+  Derived keys: the job's lane, from ARGV[1] pinned to KEYS[6].
+]]
+local rcall = redis.call
+--- @include "nowMs"
+--- @include "ringJoin"
+--- @include "releaseActive"
+
+local base, id, token, err = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+local defaultMax, delay, factor, maxDelay = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
+if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token or not defaultMax
+   or defaultMax < 1 or not delay or delay < 0 or not factor or factor < 1 or not maxDelay or maxDelay < 0 then
+  return redis.error_reply('ERR echomq: fail arguments do not match its keys')
+end
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'max', 'base')
+local attempts = tonumber(row[2])
+if row[1] ~= 'active' or attempts ~= token then return 'stale' end
+local group = row[3]
+local maxAttempts = tonumber(row[4]) or defaultMax
+local used = attempts - (tonumber(row[5]) or 0)
+local now = nowMs()
+releaseActive(KEYS[3], KEYS[2], group, id)
+if used >= maxAttempts then
+  rcall('HSET', KEYS[1], 'state', 'dead', 'last_error', err)
+  rcall('ZADD', KEYS[9], now, id)
+  rcall('HINCRBY', KEYS[11], 'dead', 1)
+  ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
+  return 'dead'
+end
+local wait = delay * factor ^ (used - 1)
+if maxDelay > 0 and wait > maxDelay then wait = maxDelay end
+wait = math.floor(wait)
+rcall('HINCRBY', KEYS[11], 'retried', 1)
+if wait > 0 then
+  rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
+  rcall('ZADD', KEYS[8], now + wait, id)
+else
+  rcall('HSET', KEYS[1], 'state', 'pending', 'last_error', err)
+  rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
+end
+ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
+return 'retry'

@@ -1,0 +1,35 @@
+--- @include "ringJoin"
+--[[
+  admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys) -> status, id
+  Admits one job: a row `job:<id>`, then either its lane (score 0, so ZPOPMIN serves mint order)
+  or the schedule when it is delayed. A live job under the same caller-given id or dedup key is not
+  admitted twice: status 'dup' with the existing id. An id the library minted itself that is
+  somehow taken comes back as 'collide', so the caller mints again instead of dropping the job.
+]]
+local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
+                     ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey)
+  if dedup ~= '' then
+    local existing = rcall('HGET', dedupKey, dedup)
+    if existing and rcall('EXISTS', base .. 'job:' .. existing) == 1 then return 'dup', existing end
+  end
+  local jobKey = base .. 'job:' .. id
+  if rcall('EXISTS', jobKey) == 1 then
+    if own then return 'dup', id end
+    return 'collide', id
+  end
+  local state = 'pending'
+  if delayMs > 0 then state = 'scheduled' end
+  rcall('HSET', jobKey, 'state', state, 'attempts', 0, 'payload', payload, 'group', group, 'at', now, 'last_error', '')
+  if maxAttempts > 0 then rcall('HSET', jobKey, 'max', maxAttempts) end
+  if dedup ~= '' then
+    rcall('HSET', jobKey, 'dedup', dedup)
+    rcall('HSET', dedupKey, dedup, id)
+  end
+  if delayMs > 0 then
+    rcall('ZADD', scheduleKey, now + delayMs, id)
+  else
+    rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
+    ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  end
+  return 'ok', id
+end

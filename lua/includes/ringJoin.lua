@@ -1,0 +1,21 @@
+--[[
+  ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  Puts a lane on the ring when it is serviceable (non-empty, unpaused, under its ceiling) and not
+  on it yet; membership is read from the ring set, so this is O(1) in the number of lanes.
+  Only adds: the hot paths (submit, complete, fail, reap, promote, retryDead) can only make a lane
+  more serviceable, so they never scan the ring. Pushes a wake token whenever the lane gained work.
+  Returns 1 when the lane joined the ring, 0 otherwise.
+]]
+local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  local lane = base .. 'g:' .. group .. ':pending'
+  if rcall('ZCARD', lane) == 0 then return 0 end
+  if rcall('SISMEMBER', pausedKey, group) == 1 then return 0 end
+  local lim = tonumber(rcall('HGET', glimitKey, group))
+  if lim and (tonumber(rcall('HGET', gactiveKey, group)) or 0) >= lim then return 0 end
+  if rcall('LLEN', wakeKey) < 16 then rcall('LPUSH', wakeKey, '1') end
+  if rcall('SADD', ringSetKey, group) == 1 then
+    rcall('RPUSH', ringKey, group)
+    return 1
+  end
+  return 0
+end

@@ -1,0 +1,24 @@
+--- @include "ringJoin"
+--[[
+  ringSync(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  Makes ring membership match serviceability in both directions: joins like ringJoin, and takes a
+  lane that is no longer serviceable off the ring with LREM. The LREM scans the ring, so this is
+  only used by operator paths (pause, resume, limit), never by claim or ack.
+  Returns 1 when the lane joined, -1 when it left, 0 otherwise.
+]]
+local function ringSync(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  if ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey) == 1 then
+    return 1
+  end
+  local lane = base .. 'g:' .. group .. ':pending'
+  local serviceable = rcall('ZCARD', lane) > 0 and rcall('SISMEMBER', pausedKey, group) == 0
+  if serviceable then
+    local lim = tonumber(rcall('HGET', glimitKey, group))
+    if lim and (tonumber(rcall('HGET', gactiveKey, group)) or 0) >= lim then serviceable = false end
+  end
+  if not serviceable and rcall('SREM', ringSetKey, group) == 1 then
+    rcall('LREM', ringKey, 0, group)
+    return -1
+  end
+  return 0
+end

@@ -1,0 +1,36 @@
+--[[
+  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+  Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
+  ZPOPMIN in mint order, attempt counter bumped (the fencing token), state active, lease in the
+  active set, the lane's active count raised. When the lane is then empty or at its ceiling it
+  leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
+  Appends id, group, attempt, payload, submitted_at, last_error per job to `out`; returns the count.
+]]
+local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+  local popped = rcall('ZPOPMIN', base .. 'g:' .. group .. ':pending', want)
+  local served = 0
+  for i = 1, #popped, 2 do
+    local id = popped[i]
+    local jobKey = base .. 'job:' .. id
+    local row = rcall('HMGET', jobKey, 'payload', 'at', 'last_error')
+    if row[1] then
+      local attempt = rcall('HINCRBY', jobKey, 'attempts', 1)
+      rcall('HSET', jobKey, 'state', 'active')
+      rcall('ZADD', activeKey, leaseUntil, id)
+      out[#out + 1] = id
+      out[#out + 1] = group
+      out[#out + 1] = attempt
+      out[#out + 1] = row[1]
+      out[#out + 1] = row[2] or '0'
+      out[#out + 1] = row[3] or ''
+      served = served + 1
+    end
+  end
+  if served > 0 then rcall('HINCRBY', gactiveKey, group, served) end
+  local left = depth - #popped / 2
+  if left <= 0 or (limit and active + served >= limit) then
+    rcall('RPOP', ringKey)
+    rcall('SREM', ringSetKey, group)
+  end
+  return served
+end

@@ -1,0 +1,35 @@
+--[[
+  limit: set or clear a lane's concurrency ceiling. Lowering it to or below the lane's active count
+  takes the lane off the ring (it is parked until enough of its jobs finish); raising or clearing
+  it puts a serviceable lane back.
+
+  KEYS[1] glimit   emq:{q}:glimit
+  KEYS[2] gactive  emq:{q}:gactive
+  KEYS[3] paused   emq:{q}:paused
+  KEYS[4] ring     emq:{q}:ring
+  KEYS[5] ringset  emq:{q}:ringset
+  KEYS[6] wake     emq:{q}:wake
+  KEYS[7] lane     emq:{q}:g:<group>:pending
+
+  ARGV[1] base   'emq:{q}:'
+  ARGV[2] group  lane name
+  ARGV[3] limit  integer >= 1, or '' to remove the ceiling
+
+  Reply: 1 when the lane joined the ring, -1 when it left, 0 otherwise.
+  Clock: none.  Derived keys: none (KEYS[7] is the lane ringSync reads).
+]]
+local rcall = redis.call
+--- @include "ringSync"
+
+local base, group, raw = ARGV[1], ARGV[2], ARGV[3]
+local limit = tonumber(raw)
+if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending'
+   or (raw ~= '' and (not limit or limit < 1 or limit % 1 ~= 0)) then
+  return redis.error_reply('ERR echomq: limit must be an integer >= 1 or none')
+end
+if raw == '' then
+  rcall('HDEL', KEYS[1], group)
+else
+  rcall('HSET', KEYS[1], group, limit)
+end
+return ringSync(base, group, KEYS[4], KEYS[5], KEYS[3], KEYS[1], KEYS[2], KEYS[6])

@@ -1,0 +1,56 @@
+--[[
+  reap: return jobs whose lease expired to their own lane at their mint position (the head), or to
+  the dead set when their attempts are spent; their lanes' active counts drop and the lanes rejoin
+  the ring. Bounded: at most ARGV[3] jobs per call; the caller calls again while it gets that many.
+
+  KEYS[1] active    emq:{q}:active
+  KEYS[2] gactive   emq:{q}:gactive
+  KEYS[3] glimit    emq:{q}:glimit
+  KEYS[4] paused    emq:{q}:paused
+  KEYS[5] ring      emq:{q}:ring
+  KEYS[6] ringset   emq:{q}:ringset
+  KEYS[7] dead      emq:{q}:dead
+  KEYS[8] wake      emq:{q}:wake
+  KEYS[9] stats     emq:{q}:stats
+
+  ARGV[1] base         'emq:{q}:'
+  ARGV[2] maxAttempts  the default when a job has none of its own (>= 1)
+  ARGV[3] max          how many expired leases to handle at most (>= 1)
+
+  Reply: the number of jobs reaped (back to a lane or dead).
+  Clock: server TIME (what has expired, time of death).
+  Derived keys: emq:{q}:job:<id> and the jobs' lanes, from ARGV[1] pinned to KEYS[5].
+]]
+local rcall = redis.call
+--- @include "nowMs"
+--- @include "ringJoin"
+--- @include "releaseActive"
+
+local base, defaultMax, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+if KEYS[5] ~= base .. 'ring' or not defaultMax or defaultMax < 1 or not max or max < 1 then
+  return redis.error_reply('ERR echomq: reap arguments do not match its keys')
+end
+local now = nowMs()
+local expired = rcall('ZRANGEBYSCORE', KEYS[1], '-inf', now - 1, 'LIMIT', 0, max)
+for i = 1, #expired do
+  local id = expired[i]
+  local jobKey = base .. 'job:' .. id
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base')
+  local group = row[3]
+  if not group then
+    rcall('ZREM', KEYS[1], id)
+  else
+    releaseActive(KEYS[2], KEYS[1], group, id)
+    local used = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0)
+    if used >= (tonumber(row[4]) or defaultMax) then
+      rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'lease expired on attempt ' .. (row[2] or '?'))
+      rcall('ZADD', KEYS[7], now, id)
+      rcall('HINCRBY', KEYS[9], 'dead', 1)
+    else
+      rcall('HSET', jobKey, 'state', 'pending')
+      rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
+    end
+    ringJoin(base, group, KEYS[5], KEYS[6], KEYS[4], KEYS[3], KEYS[2], KEYS[8])
+  end
+end
+return #expired

@@ -1,0 +1,26 @@
+--[[
+  resume: put a paused lane back in service: it rejoins the ring when it has work and is under its ceiling.
+
+  KEYS[1] paused   emq:{q}:paused
+  KEYS[2] glimit   emq:{q}:glimit
+  KEYS[3] gactive  emq:{q}:gactive
+  KEYS[4] ring     emq:{q}:ring
+  KEYS[5] ringset  emq:{q}:ringset
+  KEYS[6] wake     emq:{q}:wake
+  KEYS[7] lane     emq:{q}:g:<group>:pending
+
+  ARGV[1] base   'emq:{q}:'
+  ARGV[2] group  lane name
+
+  Reply: 1 when the lane joined the ring, -1 when it left, 0 otherwise.
+  Clock: none.  Derived keys: none.
+]]
+local rcall = redis.call
+--- @include "ringSync"
+
+local base, group = ARGV[1], ARGV[2]
+if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending' then
+  return redis.error_reply('ERR echomq: resume arguments do not match its keys')
+end
+rcall('SREM', KEYS[1], group)
+return ringSync(base, group, KEYS[4], KEYS[5], KEYS[1], KEYS[2], KEYS[3], KEYS[6])

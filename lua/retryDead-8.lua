@@ -1,0 +1,35 @@
+--[[
+  retryDead: put a dead-lettered job back into its own lane, at its mint position. Its attempt
+  counter keeps counting up (old tokens stay stale), and it gets a fresh budget of attempts: the
+  count at this moment is recorded as its base.
+
+  KEYS[1] job      emq:{q}:job:<id>
+  KEYS[2] dead     emq:{q}:dead
+  KEYS[3] ring     emq:{q}:ring
+  KEYS[4] ringset  emq:{q}:ringset
+  KEYS[5] paused   emq:{q}:paused
+  KEYS[6] glimit   emq:{q}:glimit
+  KEYS[7] gactive  emq:{q}:gactive
+  KEYS[8] wake     emq:{q}:wake
+
+  ARGV[1] base  'emq:{q}:'
+  ARGV[2] id    job id
+
+  Reply: 1 when the job went back, 0 when it is not dead (unknown, or not in the dead set).
+  Clock: none.
+  Derived keys: the job's lane, from ARGV[1] pinned to KEYS[3].
+]]
+local rcall = redis.call
+--- @include "ringJoin"
+
+local base, id = ARGV[1], ARGV[2]
+if KEYS[1] ~= base .. 'job:' .. id or KEYS[3] ~= base .. 'ring' then
+  return redis.error_reply('ERR echomq: retryDead arguments do not match its keys')
+end
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group')
+if row[1] ~= 'dead' then return 0 end
+rcall('ZREM', KEYS[2], id)
+rcall('HSET', KEYS[1], 'state', 'pending', 'base', row[2])
+rcall('ZADD', base .. 'g:' .. row[3] .. ':pending', 0, id)
+ringJoin(base, row[3], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
+return 1

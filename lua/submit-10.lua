@@ -1,0 +1,42 @@
+--[[
+  submit: admit one job into the lane of its group (or the schedule, when delayed).
+
+  KEYS[1]  lane       emq:{q}:g:<group>:pending
+  KEYS[2]  job        emq:{q}:job:<id>
+  KEYS[3]  ring       emq:{q}:ring
+  KEYS[4]  ringset    emq:{q}:ringset   (the lanes on the ring, for O(1) membership)
+  KEYS[5]  paused     emq:{q}:paused
+  KEYS[6]  glimit     emq:{q}:glimit
+  KEYS[7]  gactive    emq:{q}:gactive
+  KEYS[8]  schedule   emq:{q}:schedule
+  KEYS[9]  wake       emq:{q}:wake
+  KEYS[10] dedup      emq:{q}:dedup
+
+  ARGV[1] base        'emq:{q}:', the prefix every key above starts with
+  ARGV[2] id          job id (JOB + 11 base62)
+  ARGV[3] group       lane name
+  ARGV[4] payload     JSON text
+  ARGV[5] dedupKey    '' for none
+  ARGV[6] delayMs     0 to admit now
+  ARGV[7] maxAttempts 0 to use the caller's default at fail/reap time
+  ARGV[8] own         '1' when the caller supplied the id (a taken id is then a duplicate)
+
+  Reply: { status, id }, status 'ok' | 'dup' | 'collide'.
+  Clock: server TIME (submitted_at, due time of a delayed job).
+  Derived keys: none.
+]]
+local rcall = redis.call
+--- @include "nowMs"
+--- @include "admit"
+
+local base, id, group, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local dedup = ARGV[5]
+local delayMs, maxAttempts = tonumber(ARGV[6]), tonumber(ARGV[7])
+local own = ARGV[8] == '1'
+if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .. id
+   or KEYS[3] ~= base .. 'ring' or not delayMs or delayMs < 0 or not maxAttempts or maxAttempts < 0 then
+  return redis.error_reply('ERR echomq: submit arguments do not match its keys')
+end
+local status, jobId = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, nowMs(),
+  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10])
+return { status, jobId }

@@ -1,0 +1,48 @@
+--[[
+  submitMany: admit a chunk of jobs, each into the lane of its own group, in one round trip.
+
+  KEYS[1] ring       emq:{q}:ring
+  KEYS[2] ringset    emq:{q}:ringset
+  KEYS[3] paused     emq:{q}:paused
+  KEYS[4] glimit     emq:{q}:glimit
+  KEYS[5] gactive    emq:{q}:gactive
+  KEYS[6] schedule   emq:{q}:schedule
+  KEYS[7] wake       emq:{q}:wake
+  KEYS[8] dedup      emq:{q}:dedup
+
+  ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
+  ARGV[2] count      n, the number of jobs
+  then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
+  own ('1' when the caller supplied the id)
+
+  Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'.
+  Clock: server TIME.
+  Derived keys: emq:{q}:job:<id> and emq:{q}:g:<group>:pending, built from ARGV[1], which is pinned
+  to the declared ring key, so they carry the same {q} hash tag and slot.
+]]
+local rcall = redis.call
+--- @include "nowMs"
+--- @include "admit"
+
+local base = ARGV[1]
+local n = tonumber(ARGV[2])
+if KEYS[1] ~= base .. 'ring' or not n or n < 0 or #ARGV ~= 2 + n * 7 then
+  return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
+end
+for i = 0, n - 1 do
+  local d, m = tonumber(ARGV[3 + i * 7 + 4]), tonumber(ARGV[3 + i * 7 + 5])
+  if not d or d < 0 or not m or m < 0 then
+    return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad number')
+  end
+end
+local now = nowMs()
+local out = {}
+for i = 0, n - 1 do
+  local o = 3 + i * 7
+  local status, jobId = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
+    tonumber(ARGV[o + 4]), tonumber(ARGV[o + 5]), ARGV[o + 6] == '1', now,
+    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
+  out[#out + 1] = status
+  out[#out + 1] = jobId
+end
+return out

@@ -1,0 +1,19 @@
+--[[
+  weight: set a lane's throughput share, the number of heads wclaim serves it per turn. A weight
+  never parks a lane, so the ring is not touched.
+
+  KEYS[1] gweight  emq:{q}:gweight
+
+  ARGV[1] group   lane name
+  ARGV[2] weight  integer >= 1
+
+  Reply: 1.
+  Clock: none.  Derived keys: none.
+]]
+local rcall = redis.call
+local group, weight = ARGV[1], tonumber(ARGV[2])
+if not weight or weight < 1 or weight % 1 ~= 0 then
+  return redis.error_reply('ERR echomq: weight must be an integer >= 1')
+end
+rcall('HSET', KEYS[1], group, weight)
+return 1

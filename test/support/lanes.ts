@@ -1,0 +1,36 @@
+import { randomUUID } from 'crypto';
+import type IORedis from 'ioredis';
+import { resolveEchoMqOptions } from '../../lib/echomq.options';
+import type { EchoMqModuleOptions } from '../../lib/interfaces';
+import { LanesService } from '../../lib/lanes.service';
+import { LaneKeys } from '../../lib/redis/lane-keys';
+
+/** A LanesService on a test connection, with quiet logs. */
+export function lanesOn(client: IORedis, options: EchoMqModuleOptions = {}): LanesService {
+  const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+  return new LanesService(client, resolveEchoMqOptions({ logger: quiet, ...options }));
+}
+
+/** A unique queue name for one test. */
+export const testQueue = (): string => `test-${randomUUID()}`;
+
+/** Every key of a queue, with its type and contents, to compare before and after. */
+export async function snapshot(client: IORedis, queue: string, prefix = 'emq'): Promise<Record<string, unknown>> {
+  const keys = (await client.keys(new LaneKeys(prefix, queue).pattern())).sort();
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const type = await client.type(key);
+    if (type === 'hash') out[key] = await client.hgetall(key);
+    else if (type === 'zset') out[key] = await client.zrange(key, 0, -1, 'WITHSCORES');
+    else if (type === 'list') out[key] = await client.lrange(key, 0, -1);
+    else if (type === 'set') out[key] = (await client.smembers(key)).sort();
+    else out[key] = await client.get(key);
+  }
+  return out;
+}
+
+/** Deletes every key of a queue. */
+export async function dropQueue(client: IORedis, queue: string, prefix = 'emq'): Promise<void> {
+  const keys = await client.keys(new LaneKeys(prefix, queue).pattern());
+  if (keys.length) await client.del(...keys);
+}
