@@ -1,8 +1,10 @@
+export { EchoMqModule } from './echomq.module';
 export { LanesService } from './lanes.service';
+export { LaneConsumer, Weighted } from './decorators';
 export { EchoMqError } from './errors';
 export type { EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';
 export type {
   LaneJob, LaneInfo, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, SubmitOptions, SubmitItem,
-  ClaimOptions, WeightedClaimOptions, FailOptions, FailOutcome,
+  ClaimOptions, WeightedClaimOptions, FailOptions, FailOutcome, LaneConsumerOptions,
 } from './interfaces';

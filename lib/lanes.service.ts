@@ -39,14 +39,16 @@ export class LanesService implements OnModuleInit {
   /** @internal Takes a distinct job-id node number from the server and checks its eviction policy. */
   async onModuleInit(): Promise<void> {
     try {
-      const n = await this.client.incr(nodeCounterKey(this.options.prefix));
+      // NOTE: bounded, so an application still boots while the server is unreachable (ioredis
+      // queues commands until it reconnects); ids then keep the random node they started with.
+      const n = await withTimeout(this.client.incr(nodeCounterKey(this.options.prefix)), 3_000);
       setJobIdNode(n - 1);
     } catch (err) {
       this.logger.warn(`Could not take a job-id node number from the server; keeping a random one (${(err as Error).message}).`);
     }
     try {
       const nodes = 'nodes' in this.client ? (this.client as { nodes(role: string): RedisClient[] }).nodes('master') : [this.client];
-      const reply = (await (nodes[0] ?? this.client).config('GET', 'maxmemory-policy')) as string[];
+      const reply = (await withTimeout((nodes[0] ?? this.client).config('GET', 'maxmemory-policy'), 3_000)) as string[];
       const policy = reply?.[1];
       if (policy && policy !== 'noeviction') this.logger.warn(evictionPolicyWarning(policy));
     } catch {
@@ -145,13 +147,13 @@ export class LanesService implements OnModuleInit {
 
   /**
    * Serves up to `count` jobs, exactly what `count` claims in a row would serve, in one round trip.
-   * `nextDue` is when the earliest scheduled job falls due (-1 when none).
+   * `dueInMs` is how long until the earliest scheduled job falls due, by the server clock (-1 when none).
    */
-  async claimMany<T = unknown>(queue: string, count: number, opts?: ClaimOptions): Promise<{ jobs: LaneJob<T>[]; nextDue: number }> {
+  async claimMany<T = unknown>(queue: string, count: number, opts?: ClaimOptions): Promise<{ jobs: LaneJob<T>[]; dueInMs: number }> {
     const k = this.keysOf(queue);
     const n = checkInt('count', count, 1, MAX_COUNT, k.queue);
     const o = checkOptions<ClaimOptions>('opts', opts, k.queue);
-    return (await this.scripts.claim(k, this.leaseOf(k.queue, o), n, PROMOTE_PER_CLAIM)) as { jobs: LaneJob<T>[]; nextDue: number };
+    return (await this.scripts.claim(k, this.leaseOf(k.queue, o), n, PROMOTE_PER_CLAIM)) as { jobs: LaneJob<T>[]; dueInMs: number };
   }
 
   /**
@@ -163,11 +165,11 @@ export class LanesService implements OnModuleInit {
   }
 
   /** @internal wclaim, with the next due time of the schedule. */
-  async wclaimTurn<T = unknown>(queue: string, opts?: WeightedClaimOptions): Promise<{ jobs: LaneJob<T>[]; nextDue: number }> {
+  async wclaimTurn<T = unknown>(queue: string, opts?: WeightedClaimOptions): Promise<{ jobs: LaneJob<T>[]; dueInMs: number }> {
     const k = this.keysOf(queue);
     const o = checkOptions<WeightedClaimOptions>('opts', opts, k.queue);
     const max = checkOptInt('opts.max', o.max, 1, MAX_COUNT, k.queue) ?? 0;
-    return (await this.scripts.wclaim(k, this.leaseOf(k.queue, o), max, PROMOTE_PER_CLAIM)) as { jobs: LaneJob<T>[]; nextDue: number };
+    return (await this.scripts.wclaim(k, this.leaseOf(k.queue, o), max, PROMOTE_PER_CLAIM)) as { jobs: LaneJob<T>[]; dueInMs: number };
   }
 
   /** Acknowledges a job; only the holder of the current attempt (`token`) may. */
@@ -185,6 +187,15 @@ export class LanesService implements OnModuleInit {
     const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.options.maxAttempts;
     const b = this.options.backoff;
     return this.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs });
+  }
+
+  /**
+   * Hands a held job back unprocessed: it returns to the head of its lane, its attempt is not
+   * counted against its budget, and `token` becomes stale. False when the token is not current.
+   */
+  async release(queue: string, jobId: string, token: number): Promise<boolean> {
+    const k = this.keysOf(queue);
+    return this.scripts.release(k, checkJobId('jobId', jobId, k.queue), checkToken(token, k.queue));
   }
 
   /** Renews the lease of a job still held under `token`; false when it is not. */
@@ -282,6 +293,14 @@ export class LanesService implements OnModuleInit {
     const h = await this.client.hgetall(k.stats);
     return { completed: Number(h.completed ?? 0), retried: Number(h.retried ?? 0), dead: Number(h.dead ?? 0) };
   }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 function reasonOf(error: unknown): string {

@@ -17,8 +17,8 @@
   ARGV[3] steps      rotations to make, >= 1 (one job each)
   ARGV[4] promoteMax how many due scheduled jobs to promote first, at most
 
-  Reply: { leaseUntil, nextDue, then per job: id, group, attempt, payload, submitted_at, last_error }
-  nextDue is the due time of the earliest job still scheduled, -1 when none.
+  Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
+  dueIn is how many ms until the earliest job still scheduled falls due (server clock), -1 when none.
   Clock: server TIME for the lease and for what is due.
   Derived keys: the lane emq:{q}:g:<group>:pending named by the ring, and emq:{q}:job:<id> of the
   jobs served, both built from ARGV[1], which is pinned to the declared ring key (same {q} slot).
@@ -43,7 +43,9 @@ local now = nowMs()
 local _, nextDue = promoteDue(base, now, promoteMax, scheduleKey, ringKey, ringSetKey, pausedKey,
   glimitKey, gactiveKey, wakeKey)
 local leaseUntil = now + leaseMs
-local out = { leaseUntil, nextDue }
+local dueIn = -1
+if nextDue >= 0 then dueIn = math.max(nextDue - now, 0) end
+local out = { leaseUntil, dueIn }
 local served, healed = 0, 0
 while served < steps do
   local group = rcall('LMOVE', ringKey, ringKey, 'LEFT', 'RIGHT')

@@ -18,7 +18,7 @@
   ARGV[3] max        cap on K, 0 for none
   ARGV[4] promoteMax how many due scheduled jobs to promote first, at most
 
-  Reply: { leaseUntil, nextDue, then per job: id, group, attempt, payload, submitted_at, last_error }
+  Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
   Clock: server TIME.
   Derived keys: as claim (lane named by the ring, job rows), built from ARGV[1] pinned to KEYS[1].
   Cost: O(1) in the number of lanes, O(K log n) in the lane's depth.
@@ -42,7 +42,9 @@ local now = nowMs()
 local _, nextDue = promoteDue(base, now, promoteMax, scheduleKey, ringKey, ringSetKey, pausedKey,
   glimitKey, gactiveKey, wakeKey)
 local leaseUntil = now + leaseMs
-local out = { leaseUntil, nextDue }
+local dueIn = -1
+if nextDue >= 0 then dueIn = math.max(nextDue - now, 0) end
+local out = { leaseUntil, dueIn }
 for healed = 0, 16 do
   local group = rcall('LMOVE', ringKey, ringKey, 'LEFT', 'RIGHT')
   if not group then break end

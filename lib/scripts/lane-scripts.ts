@@ -49,6 +49,7 @@ export const SCRIPT_OF = {
   pause: 'pause',
   resume: 'resume',
   retryDead: 'retryDead',
+  release: 'release',
   lane: 'laneInfo',
   lanes: 'lanes',
   dead: 'deadList',
@@ -102,15 +103,15 @@ export class LaneScripts {
     return out;
   }
 
-  /** Serves up to `steps` single claims in one round trip; `nextDue` is -1 when nothing is scheduled. */
-  async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<{ jobs: LaneJob[]; nextDue: number }> {
+  /** Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing is scheduled. */
+  async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('claim', k.queue, 'claim',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake],
       [k.base, leaseMs, steps, promoteMax])) as Reply[];
     return toClaim(k.queue, reply);
   }
 
-  async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<{ jobs: LaneJob[]; nextDue: number }> {
+  async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('wclaim', k.queue, 'wclaim',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight],
       [k.base, leaseMs, max, promoteMax])) as Reply[];
@@ -160,6 +161,12 @@ export class LaneScripts {
     const name = paused ? 'pause' : 'resume';
     await this.run(name, k.queue, name,
       [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group)], [k.base, group]);
+  }
+
+  async release(k: LaneKeys, id: string, token: number): Promise<boolean> {
+    const reply = await this.run('release', k.queue, 'release',
+      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.wake], [k.base, id, token]);
+    return reply === 1;
   }
 
   async retryDead(k: LaneKeys, id: string): Promise<boolean> {
@@ -218,9 +225,9 @@ function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJ
   return job;
 }
 
-function toClaim(queue: string, reply: Reply[]): { jobs: LaneJob[]; nextDue: number } {
+function toClaim(queue: string, reply: Reply[]): { jobs: LaneJob[]; dueInMs: number } {
   const leaseUntil = Number(reply[0]);
   const jobs: LaneJob[] = [];
   for (let i = 2; i < reply.length; i += 6) jobs.push(toJob(queue, reply, i, leaseUntil));
-  return { jobs, nextDue: Number(reply[1]) };
+  return { jobs, dueInMs: Number(reply[1]) };
 }

@@ -1,0 +1,2 @@
+export * from './lane-consumer.decorator';
+export * from './weighted.decorator';

@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
+import { EchoMqConfigurableModule, ECHOMQ_RAW_OPTIONS } from './echomq.module-definition';
+import { resolveEchoMqOptions } from './echomq.options';
+import { EchoMqMetadataAccessor } from './explorer/echomq-metadata.accessor';
+import { LaneConsumerExplorer } from './explorer/lane-consumer.explorer';
+import type { EchoMqModuleOptions } from './interfaces';
+import { LanesService } from './lanes.service';
+import { EchoMqConnections } from './redis/echomq-connections';
+import { ClaimLoopOrchestrator } from './runner/claim-loop.orchestrator';
+
+/**
+ * Fair job lanes on Valkey/Redis. Import once at the root with `EchoMqModule.forRoot({...})` or
+ * `forRootAsync({ imports, inject, useFactory })`; it is global and provides `LanesService`, and
+ * runs a claim loop for every `@LaneConsumer` provider of the application.
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    { provide: ECHOMQ_MODULE_OPTIONS, useFactory: (raw: EchoMqModuleOptions) => resolveEchoMqOptions(raw), inject: [ECHOMQ_RAW_OPTIONS] },
+    EchoMqConnections,
+    { provide: ECHOMQ_REDIS_CLIENT, useFactory: (c: EchoMqConnections) => c.client, inject: [EchoMqConnections] },
+    LanesService,
+    EchoMqMetadataAccessor,
+    LaneConsumerExplorer,
+    ClaimLoopOrchestrator,
+  ],
+  exports: [LanesService],
+})
+export class EchoMqModule extends EchoMqConfigurableModule {}

@@ -1,0 +1,20 @@
+import { Injectable, Type } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { LANE_CONSUMER_METADATA, WEIGHTED_METADATA } from '../echomq.constants';
+import type { LaneConsumerMetadata } from '../interfaces';
+
+/** @internal Every read of EchoMQ's decorator metadata. */
+@Injectable()
+export class EchoMqMetadataAccessor {
+  constructor(private readonly reflector: Reflector) {}
+
+  /** The `@LaneConsumer` metadata of a class, if it has any. */
+  getLaneConsumer(target: Type<unknown> | Function): LaneConsumerMetadata | undefined {
+    return this.reflector.get<LaneConsumerMetadata | undefined>(LANE_CONSUMER_METADATA, target);
+  }
+
+  /** Whether a class is marked `@Weighted()`. */
+  isWeighted(target: Type<unknown> | Function): boolean {
+    return this.reflector.get<boolean | undefined>(WEIGHTED_METADATA, target) === true;
+  }
+}

@@ -1,0 +1,27 @@
+/** Options of `@LaneConsumer(queue, options)`. */
+export interface LaneConsumerOptions {
+  /** Handlers that may run at once in this consumer's claim loop (integer >= 1). @default 1 */
+  concurrency?: number;
+  /** Lease of each claim, in ms; renewed while the handler runs. @default the module's leaseMs */
+  leaseMs?: number;
+  /** Attempts before a job of this consumer is dead-lettered. @default the module's maxAttempts */
+  maxAttempts?: number;
+}
+
+/** @internal What `@LaneConsumer` stores on a class. */
+export interface LaneConsumerMetadata extends LaneConsumerOptions {
+  queue: string;
+}
+
+/** @internal One discovered consumer, ready for a claim loop. */
+export interface LaneConsumerDescriptor {
+  /** `ClassName.handle`, for logs. */
+  name: string;
+  queue: string;
+  concurrency: number;
+  leaseMs?: number;
+  maxAttempts?: number;
+  weighted: boolean;
+  /** The bound handle(job) method. */
+  handler: (job: import('./lane-job.interface').LaneJob) => unknown;
+}

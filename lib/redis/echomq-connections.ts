@@ -1,0 +1,56 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
+import type { ResolvedEchoMqOptions } from '../interfaces';
+import type { RedisClient } from '../scripts/lane-scripts';
+import { closeRedisClient, createRedisClient } from './redis-connection';
+
+const ERROR_LOG_EVERY_MS = 10_000;
+
+/**
+ * @internal Owns every connection of the module: one for commands, opened at init, and one per
+ * claim loop for its blocking wait. All are quit at application shutdown, after the loops stopped.
+ */
+@Injectable()
+export class EchoMqConnections implements OnApplicationShutdown {
+  /** The command connection (LanesService and the loops' non-blocking calls). */
+  readonly client: RedisClient;
+  private readonly others = new Set<RedisClient>();
+  private readonly logger: Pick<Logger, 'warn'>;
+
+  constructor(@Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions) {
+    this.logger = options.logger ?? new Logger('EchoMq');
+    this.client = this.watch(createRedisClient(options.connection, 'echomq:commands'), 'echomq:commands');
+  }
+
+  /** Opens a further connection (a claim loop's blocking wait), closed with the module. */
+  open(name: string): RedisClient {
+    const client = this.watch(createRedisClient(this.options.connection, name), name);
+    this.others.add(client);
+    return client;
+  }
+
+  /** Closes one connection opened with open(). */
+  async close(client: RedisClient): Promise<void> {
+    this.others.delete(client);
+    await closeRedisClient(client);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const all = [...this.others];
+    this.others.clear();
+    await Promise.all(all.map((c) => closeRedisClient(c)));
+    await closeRedisClient(this.client);
+  }
+
+  /** Logs connection errors, at most one line per connection every few seconds. */
+  private watch(client: RedisClient, name: string): RedisClient {
+    let last = 0;
+    client.on('error', (err: Error) => {
+      const now = Date.now();
+      if (now - last < ERROR_LOG_EVERY_MS) return;
+      last = now;
+      this.logger.warn(`Redis connection ${name}: ${err.message} (ioredis reconnects by itself)`);
+    });
+    return client;
+  }
+}

@@ -1,0 +1,45 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, LoggerService, OnApplicationBootstrap } from '@nestjs/common';
+import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
+import { LaneConsumerExplorer } from '../explorer/lane-consumer.explorer';
+import type { ResolvedEchoMqOptions } from '../interfaces';
+import { LanesService } from '../lanes.service';
+import { EchoMqConnections } from '../redis/echomq-connections';
+import { ClaimLoop } from './claim-loop';
+
+/**
+ * @internal Starts one claim loop per discovered consumer at application bootstrap and stops them
+ * all before the application shuts down (the connections close after, in their own hook).
+ */
+@Injectable()
+export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly loops: { loop: ClaimLoop; name: string; queue: string }[] = [];
+  private readonly logger: LoggerService;
+
+  constructor(
+    private readonly explorer: LaneConsumerExplorer,
+    private readonly lanes: LanesService,
+    private readonly connections: EchoMqConnections,
+    @Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions,
+  ) {
+    this.logger = options.logger ?? new Logger('EchoMq');
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.loops.length > 0) return;
+    for (const consumer of this.explorer.getConsumers()) {
+      const blocking = this.connections.open(`echomq:${consumer.queue}:wait`);
+      const loop = new ClaimLoop(consumer, { lanes: this.lanes, blocking, options: this.options, logger: this.logger });
+      loop.start();
+      this.loops.push({ loop, name: consumer.name, queue: consumer.queue });
+      this.logger.log(`${consumer.name} -> ${consumer.queue} (concurrency ${consumer.concurrency}${consumer.weighted ? ', weighted' : ''})`, 'EchoMq');
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    const loops = this.loops.splice(0);
+    await Promise.all(loops.map(async ({ loop, name, queue }) => {
+      await loop.stop(this.options.shutdownTimeoutMs);
+      this.logger.log(`${name} -> ${queue} stopped`, 'EchoMq');
+    }));
+  }
+}

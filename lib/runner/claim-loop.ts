@@ -1,0 +1,249 @@
+import type { LoggerService } from '@nestjs/common';
+import type { LaneConsumerDescriptor, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
+import type { LanesService } from '../lanes.service';
+import type { RedisClient } from '../scripts/lane-scripts';
+
+/** @internal What a claim loop needs besides its consumer. */
+export interface ClaimLoopDeps {
+  lanes: LanesService;
+  /** A connection of the loop's own, for the blocking wait. */
+  blocking: RedisClient;
+  options: ResolvedEchoMqOptions;
+  logger: LoggerService;
+}
+
+interface Held {
+  job: LaneJob;
+  lost: boolean;
+  done?: Promise<void>;
+}
+
+const MAX_ERROR_BACKOFF_MS = 5_000;
+
+/**
+ * @internal One consumer's loop: claims (or wclaims) while it has free slots and there is work,
+ * runs up to `concurrency` handlers, renews their leases, completes or fails each job, reaps
+ * expired leases now and then, and when there is nothing to claim blocks on the queue's wake list
+ * on its own connection (no polling).
+ */
+export class ClaimLoop {
+  private started = false;
+  private closing = false;
+  private readonly running = new Map<string, Held>();
+  /** Jobs of a weighted turn beyond the free slots: held (leases renewed) until a slot frees. */
+  private readonly waiting: Held[] = [];
+  private readonly abort = new AbortController();
+  private slotWaiter?: () => void;
+  private renewTimer?: NodeJS.Timeout;
+  private loop?: Promise<void>;
+  private lastReap = 0;
+  private readonly leaseMs: number;
+  private readonly wakeKey: string;
+  private readonly reapEveryMs: number;
+
+  constructor(private readonly consumer: LaneConsumerDescriptor, private readonly deps: ClaimLoopDeps) {
+    this.leaseMs = consumer.leaseMs ?? deps.options.leaseMs;
+    this.wakeKey = deps.lanes.keysOf(consumer.queue).wake;
+    this.reapEveryMs = Math.min(deps.options.idleBlockMs, this.leaseMs);
+  }
+
+  /** Jobs whose handlers are running now. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  /** Starts the loop; a loop starts once. */
+  start(): void {
+    if (this.started) throw new Error(`The claim loop of ${this.consumer.name} is already started.`);
+    this.started = true;
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(Math.floor(this.leaseMs / 3), 50));
+    this.loop = this.run();
+  }
+
+  /**
+   * Stops claiming, wakes the blocking wait at once, waits for running handlers up to `timeoutMs`,
+   * then hands back every job still held so it is served again.
+   */
+  async stop(timeoutMs: number): Promise<void> {
+    if (!this.started || this.closing) return;
+    this.closing = true;
+    this.abort.abort();
+    this.slotWaiter?.();
+    // NOTE: disconnecting is how a BRPOP in flight is interrupted; the connection is the loop's own.
+    this.deps.blocking.disconnect();
+    await this.loop;
+    const handlers = [...this.running.values()].map((h) => h.done);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(handlers),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    clearInterval(this.renewTimer);
+    const unfinished = [...this.running.values(), ...this.waiting.splice(0)];
+    if (this.running.size > 0) {
+      this.deps.logger.warn(
+        `${this.consumer.name}: ${this.running.size} handler(s) still running after ${timeoutMs} ms; their jobs are handed back to be served again.`,
+        'EchoMq',
+      );
+    }
+    await Promise.all(unfinished.map((h) => this.giveBack(h.job)));
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.closing) {
+      try {
+        await this.step();
+        failures = 0;
+      } catch (err) {
+        if (this.closing) break;
+        failures += 1;
+        if (failures === 1 || failures % 50 === 0) {
+          this.deps.logger.error(
+            `${this.consumer.name}: claiming from "${this.consumer.queue}" failed (${(err as Error).message}); retrying with backoff.`,
+            (err as Error).stack, 'EchoMq',
+          );
+        }
+        await this.sleep(Math.min(50 * 2 ** Math.min(failures, 7), MAX_ERROR_BACKOFF_MS));
+      }
+    }
+  }
+
+  private async step(): Promise<void> {
+    while (this.waiting.length > 0 && this.running.size < this.consumer.concurrency) this.begin(this.waiting.shift()!);
+    const free = this.consumer.concurrency - this.running.size;
+    if (free <= 0 || this.waiting.length > 0) {
+      await this.slotFreed();
+      return;
+    }
+    await this.reapIfDue(false);
+    const { lanes } = this.deps;
+    const turn = this.consumer.weighted
+      ? await lanes.wclaimTurn(this.consumer.queue, { leaseMs: this.leaseMs })
+      : await lanes.claimMany(this.consumer.queue, free, { leaseMs: this.leaseMs });
+    if (this.closing) {
+      await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
+      return;
+    }
+    if (turn.jobs.length > 0) {
+      for (const job of turn.jobs) {
+        const held: Held = { job, lost: false };
+        if (this.running.size < this.consumer.concurrency) this.begin(held);
+        else this.waiting.push(held);
+      }
+      return;
+    }
+    await this.idle(turn.dueInMs);
+  }
+
+  /** Blocks on the wake list until a submit pushes a token, a scheduled job falls due, or a reap is due. */
+  private async idle(dueInMs: number): Promise<void> {
+    let ms = this.deps.options.idleBlockMs;
+    if (dueInMs >= 0) ms = Math.min(ms, Math.max(dueInMs, 5));
+    const woke = await this.deps.blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3));
+    if (!woke && !this.closing) await this.reapIfDue(true);
+  }
+
+  private async reapIfDue(idle: boolean): Promise<void> {
+    const now = Date.now();
+    if (!idle && now - this.lastReap < this.reapEveryMs) return;
+    if (idle && now - this.lastReap < this.deps.options.idleBlockMs / 2) return;
+    this.lastReap = now;
+    const n = await this.deps.lanes.reap(this.consumer.queue, { maxAttempts: this.consumer.maxAttempts });
+    if (n > 0) this.deps.logger.log(`${this.consumer.name}: reaped ${n} expired lease(s) on "${this.consumer.queue}".`, 'EchoMq');
+  }
+
+  private begin(held: Held): void {
+    this.running.set(held.job.id, held);
+    held.done = this.handle(held).finally(() => {
+      this.running.delete(held.job.id);
+      this.wakeSlot();
+    });
+  }
+
+  private async handle(held: Held): Promise<void> {
+    const { job } = held;
+    const { lanes, logger } = this.deps;
+    const queue = this.consumer.queue;
+    try {
+      await this.consumer.handler(job);
+    } catch (err) {
+      try {
+        const outcome = await lanes.fail(queue, job.id, job.attempt, err, { maxAttempts: this.consumer.maxAttempts });
+        const reason = err instanceof Error ? err.message : String(err);
+        if (outcome === 'dead') {
+          logger.error(`${this.consumer.name}: job ${job.id} of lane "${job.group}" is dead after attempt ${job.attempt}: ${reason}`, (err as Error)?.stack, 'EchoMq');
+        } else if (outcome === 'retry') {
+          logger.warn(`${this.consumer.name}: job ${job.id} of lane "${job.group}" failed on attempt ${job.attempt} and will be retried: ${reason}`, 'EchoMq');
+        } else {
+          logger.warn(`${this.consumer.name}: job ${job.id} failed after its lease was lost; the failure was not recorded.`, 'EchoMq');
+        }
+      } catch (failErr) {
+        logger.error(`${this.consumer.name}: could not record the failure of job ${job.id} (${(failErr as Error).message}); it is served again after its lease.`, undefined, 'EchoMq');
+      }
+      return;
+    }
+    try {
+      const ok = await lanes.complete(queue, job.id, job.attempt);
+      if (!ok) {
+        logger.warn(`${this.consumer.name}: job ${job.id} finished after its lease was lost (attempt ${job.attempt}); the completion was refused.`, 'EchoMq');
+      }
+    } catch (err) {
+      logger.error(`${this.consumer.name}: could not complete job ${job.id} (${(err as Error).message}); it is served again after its lease.`, undefined, 'EchoMq');
+    }
+  }
+
+  /** Renews the lease of every held job, running or waiting for a slot. */
+  private async renew(): Promise<void> {
+    const held = [...this.running.values(), ...this.waiting].filter((h) => !h.lost);
+    await Promise.all(held.map(async (h) => {
+      try {
+        const until = await this.deps.lanes.extendUntil(this.consumer.queue, h.job.id, h.job.attempt, this.leaseMs);
+        if (until > 0) {
+          h.job.leaseUntil = until;
+        } else {
+          h.lost = true;
+          this.deps.logger.warn(`${this.consumer.name}: lost the lease of job ${h.job.id} (attempt ${h.job.attempt}); its result will be refused.`, 'EchoMq');
+        }
+      } catch {
+        // NOTE: a connection error; the next renewal tries again, well within the lease.
+      }
+    }));
+  }
+
+  private async giveBack(job: LaneJob): Promise<void> {
+    try {
+      await this.deps.lanes.release(this.consumer.queue, job.id, job.attempt);
+    } catch (err) {
+      this.deps.logger.error(`${this.consumer.name}: could not hand back job ${job.id} (${(err as Error).message}); it is served again after its lease.`, undefined, 'EchoMq');
+    }
+  }
+
+  /** Resolves when a handler finished (coalesced over one turn of the event loop) or on stop. */
+  private slotFreed(): Promise<void> {
+    return new Promise((resolve) => {
+      this.slotWaiter = resolve;
+    });
+  }
+
+  private wakeSlot(): void {
+    const waiter = this.slotWaiter;
+    if (!waiter) return;
+    this.slotWaiter = undefined;
+    // NOTE: handlers that finish in the same tick free their slots together: claim them in one call.
+    setImmediate(waiter);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.abort.signal.aborted) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.abort.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,39 @@
+--[[
+  release: hand a held job back unprocessed (a consumer shutting down, or a weighted extra it never
+  started). The job returns to its own lane at its mint position (the head); the attempt counter
+  stays where it is, so old tokens stay stale, and the attempt is refunded from the job's budget.
+
+  KEYS[1] job      emq:{q}:job:<id>
+  KEYS[2] active   emq:{q}:active
+  KEYS[3] gactive  emq:{q}:gactive
+  KEYS[4] glimit   emq:{q}:glimit
+  KEYS[5] paused   emq:{q}:paused
+  KEYS[6] ring     emq:{q}:ring
+  KEYS[7] ringset  emq:{q}:ringset
+  KEYS[8] wake     emq:{q}:wake
+
+  ARGV[1] base   'emq:{q}:'
+  ARGV[2] id     job id
+  ARGV[3] token  the attempt number the caller holds
+
+  Reply: 1 when released, 0 when the token is stale or the job unknown.
+  Clock: none.
+  Derived keys: the job's lane, from ARGV[1] pinned to KEYS[6].
+]]
+local rcall = redis.call
+--- @include "ringJoin"
+--- @include "releaseActive"
+
+local base, id, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
+if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token then
+  return redis.error_reply('ERR echomq: release arguments do not match its keys')
+end
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group')
+if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
+local group = row[3]
+releaseActive(KEYS[3], KEYS[2], group, id)
+rcall('HSET', KEYS[1], 'state', 'pending')
+rcall('HINCRBY', KEYS[1], 'base', 1)
+rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
+ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[8])
+return 1
