@@ -5,6 +5,8 @@ const common = {
   rootDir: __dirname,
   testTimeout: 60_000,
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // The sample imports the public entry by its package name; tests run it against the sources.
+  moduleNameMapper: { '^@echomq/nestjs$': '<rootDir>/lib/index.ts' },
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
 };
 
