@@ -33,6 +33,8 @@ export function createRedisClient(connection: ResolvedEchoMqOptions['connection'
 
 /** @internal Quits a connection, or disconnects it when it is not connected. */
 export async function closeRedisClient(client: RedisClient): Promise<void> {
+  // NOTE: disconnecting an ended client again arms a 2 s timer in ioredis that nothing clears.
+  if (client.status === 'end') return;
   try {
     if (client.status === 'ready') await client.quit();
     else client.disconnect();
