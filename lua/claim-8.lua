@@ -29,6 +29,7 @@ local rcall = redis.call
 --- @include "promoteDue"
 --- @include "laneState"
 --- @include "serveLane"
+--- @include "rotateRing"
 
 local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local gactiveKey, activeKey, scheduleKey, wakeKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
@@ -48,7 +49,7 @@ if nextDue >= 0 then dueIn = math.max(nextDue - now, 0) end
 local out = { leaseUntil, dueIn }
 local served, healed = 0, 0
 while served < steps do
-  local group = rcall('LMOVE', ringKey, ringKey, 'LEFT', 'RIGHT')
+  local group = rotateRing(ringKey)
   if not group then break end
   local depth, active, limit, paused = laneState(base, group, pausedKey, glimitKey, gactiveKey)
   if depth == 0 or paused or (limit and active >= limit) then

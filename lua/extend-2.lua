@@ -22,5 +22,7 @@ end
 local row = rcall('HMGET', KEYS[1], 'state', 'attempts')
 if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
 local leaseUntil = nowMs() + leaseMs
-rcall('ZADD', KEYS[2], 'XX', leaseUntil, id)
+-- NOTE: the update of ZADD XX as ZREM then ZADD, so that it is not refused at maxmemory (see
+-- rotateRing): a holder keeps renewing its lease while the server is full.
+if rcall('ZREM', KEYS[2], id) == 1 then rcall('ZADD', KEYS[2], leaseUntil, id) end
 return leaseUntil

@@ -28,6 +28,7 @@ local rcall = redis.call
 --- @include "promoteDue"
 --- @include "laneState"
 --- @include "serveLane"
+--- @include "rotateRing"
 
 local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local gactiveKey, activeKey, scheduleKey, wakeKey, weightKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
@@ -46,7 +47,7 @@ local dueIn = -1
 if nextDue >= 0 then dueIn = math.max(nextDue - now, 0) end
 local out = { leaseUntil, dueIn }
 for healed = 0, 16 do
-  local group = rcall('LMOVE', ringKey, ringKey, 'LEFT', 'RIGHT')
+  local group = rotateRing(ringKey)
   if not group then break end
   local depth, active, limit, paused = laneState(base, group, pausedKey, glimitKey, gactiveKey)
   local k = tonumber(rcall('HGET', weightKey, group)) or 1

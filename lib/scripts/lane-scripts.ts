@@ -80,7 +80,9 @@ export class LaneScripts {
       return await call.call(this.client, ...keys, ...args);
     } catch (err) {
       const message = (err as Error)?.message ?? String(err);
-      if (message.startsWith('OOM')) throw new EchoMqError(outOfMemory(op, queue), { queue, cause: err });
+      // NOTE: Redis 7 and Valkey pass the script's OOM error through as is; Redis 6.2 wraps it in
+      // "ERR Error running script …: -OOM command not allowed …".
+      if (/(^|-)OOM /.test(message)) throw new EchoMqError(outOfMemory(op, queue), { queue, cause: err });
       if (message.includes('echomq:')) throw new EchoMqError(serverRejected(op, queue, message), { queue, cause: err });
       throw err;
     }

@@ -4,7 +4,8 @@
   Admits one job: a row `job:<id>`, then either its lane (score 0, so ZPOPMIN serves mint order)
   or the schedule when it is delayed. A live job under the same caller-given id or dedup key is not
   admitted twice: status 'dup' with the existing id. An id the library minted itself that is
-  somehow taken comes back as 'collide', so the caller mints again instead of dropping the job.
+  taken by another job comes back as 'collide', so the caller mints again instead of dropping the
+  job; taken by the same job (same group and payload: a re-sent submit) it is 'dup'.
 ]]
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
                      ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey)
@@ -15,6 +16,11 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   local jobKey = base .. 'job:' .. id
   if rcall('EXISTS', jobKey) == 1 then
     if own then return 'dup', id end
+    -- NOTE: a client re-sends the commands in flight when its connection drops (ioredis does), so
+    -- a submit that already ran finds its own row: same group, same payload. That is this very job
+    -- admitted once, not a collision; minting again would admit it twice.
+    local row = rcall('HMGET', jobKey, 'group', 'payload')
+    if row[1] == group and row[2] == payload then return 'dup', id end
     return 'collide', id
   end
   local state = 'pending'
