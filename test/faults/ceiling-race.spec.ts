@@ -1,0 +1,91 @@
+import IORedis from 'ioredis';
+import { LanesService } from '../../lib/lanes.service';
+import { lanesOn, testQueue } from '../support/lanes';
+import { TestRedisServer } from '../support/redis-server';
+import { FaultConsumer } from './support/consumer';
+import { pause, report, waitFor } from './support/wait';
+
+/**
+ * Two claimers on their own connections race for one lane whose ceiling is 3 (one with claimMany,
+ * one with wclaim, each asking for more than the ceiling at once), while a third connection samples
+ * the lane's active count without pause: the ceiling holds at every sample and in the handlers.
+ */
+describe('faults: two claimers racing on one lane with a ceiling of 3', () => {
+  let server: TestRedisServer;
+  const clients: IORedis[] = [];
+
+  beforeAll(async () => {
+    server = await TestRedisServer.start();
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.quit()));
+    await server.stop();
+  });
+
+  const connect = (): IORedis => {
+    const c = server.client();
+    clients.push(c);
+    return c;
+  };
+
+  it('ceiling violations: 0 (sampled gactive and the handlers own in-flight count)', async () => {
+    const q = testQueue();
+    const ceiling = 3;
+    const total = 1_500;
+    const admin = lanesOn(connect());
+    await admin.limit(q, 'hot', ceiling);
+    await admin.weight(q, 'hot', 5);
+    const ids = await admin.submitMany(q, Array.from({ length: total }, (_, i) => ({ group: 'hot', payload: { i } })));
+
+    let inFlight = 0;
+    let maxInFlight = 0;
+    let handlerViolations = 0;
+    const done = new Map<string, number>();
+    const handle = async (job: { id: string }) => {
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      if (inFlight > ceiling) handlerViolations += 1;
+      await pause(Math.random() < 0.5 ? 0 : 2);
+      // NOTE: counted out before the completion is sent: from then on the server may hand the slot on.
+      inFlight -= 1;
+      done.set(job.id, (done.get(job.id) ?? 0) + 1);
+    };
+    const consumers = [
+      new FaultConsumer({ lanes: lanesOn(connect()), blocking: connect(), queue: q, handle, batch: 5, leaseMs: 60_000 }),
+      new FaultConsumer({ lanes: lanesOn(connect()), blocking: connect(), queue: q, handle, batch: 5, leaseMs: 60_000, weighted: true }),
+    ];
+
+    const sampler = connect();
+    const gactiveKey = admin.keysOf(q).gactive;
+    let samples = 0;
+    let maxSampled = 0;
+    let sampleViolations = 0;
+    let sampling = true;
+    const sampling$ = (async () => {
+      while (sampling) {
+        const active = Number((await sampler.hget(gactiveKey, 'hot')) ?? 0);
+        samples += 1;
+        maxSampled = Math.max(maxSampled, active);
+        if (active > ceiling) sampleViolations += 1;
+      }
+    })();
+
+    consumers.forEach((c) => c.start());
+    await waitFor(`all ${total} jobs done`, () => done.size === total, { timeoutMs: 60_000 });
+    await Promise.all(consumers.map((c) => c.stop()));
+    sampling = false;
+    await sampling$;
+
+    const violations = sampleViolations + handlerViolations;
+    report(`ceiling ${ceiling}, 2 claimers (claimMany x5, wclaim max 5, weight 5), ${total} jobs: `
+      + `violations ${violations} (gactive samples ${samples}, max ${maxSampled}; handler max in flight ${maxInFlight}); `
+      + `served by claimMany ${consumers[0].stats.completed}, by wclaim ${consumers[1].stats.completed}`);
+    expect(violations).toBe(0);
+    expect(maxSampled).toBe(ceiling);
+    expect(samples).toBeGreaterThan(100);
+    expect([...done.values()].every((n) => n === 1)).toBe(true);
+    expect(ids.every((id) => done.has(id))).toBe(true);
+    expect(consumers.every((c) => c.stats.errors === 0 && c.stats.refused === 0)).toBe(true);
+    expect(await admin.lane(q, 'hot')).toMatchObject({ pending: 0, active: 0, limit: ceiling });
+  });
+});

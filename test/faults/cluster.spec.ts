@@ -1,0 +1,166 @@
+import calculateSlot from 'cluster-key-slot';
+import type { Cluster } from 'ioredis';
+import { resolveEchoMqOptions } from '../../lib/echomq.options';
+import { LanesService } from '../../lib/lanes.service';
+import { closeRedisClient, createRedisClient } from '../../lib/redis/redis-connection';
+import { testQueue } from '../support/lanes';
+import { TestCluster } from './support/cluster';
+import { FaultConsumer } from './support/consumer';
+import { report, waitFor } from './support/wait';
+
+/** The contract on a local three-master Redis Cluster, on queues whose slots live on different masters. */
+describe('faults: Redis Cluster (3 masters)', () => {
+  let cluster: TestCluster;
+  let client: Cluster;
+  let lanes: LanesService;
+  const warnings: string[] = [];
+  const opened: Cluster[] = [];
+  /** queue -> the port of the master that holds it. */
+  const queues = new Map<string, number>();
+
+  /** The lanes of a queue with pending or active jobs (a lane with only a setting is listed too). */
+  const busyLanes = async (q: string) => (await lanes.lanes(q)).filter((l) => l.pending > 0 || l.active > 0);
+
+  const connect = async (name: string): Promise<Cluster> => {
+    const c = createRedisClient({ cluster: [{ host: '127.0.0.1', port: cluster.nodes[0].port }] }, name) as Cluster;
+    opened.push(c);
+    await waitFor(`cluster client ${name} ready`, () => c.status === 'ready');
+    return c;
+  };
+
+  beforeAll(async () => {
+    cluster = await TestCluster.start();
+    client = await connect('test');
+    const logger = { log: (m: unknown) => void warnings.push(`log: ${m}`), warn: (m: unknown) => void warnings.push(`warn: ${m}`), error: () => undefined };
+    lanes = new LanesService(client, resolveEchoMqOptions({ logger }));
+    await lanes.onModuleInit();
+    const owners = new Set<number>();
+    while (owners.size < 3) {
+      const q = testQueue();
+      const owner = await cluster.ownerOf(calculateSlot(lanes.keysOf(q).ring));
+      if (!owners.has(owner)) {
+        owners.add(owner);
+        queues.set(q, owner);
+      }
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(opened.map((c) => closeRedisClient(c)));
+    await cluster?.stop();
+  });
+
+  it('onModuleInit reads the policy from a master and has nothing to warn about', () => {
+    expect(warnings).toEqual([]);
+  });
+
+  it('the queues live on three different masters, each queue in one slot', async () => {
+    expect(new Set(queues.values()).size).toBe(3);
+    for (const q of queues.keys()) {
+      const k = lanes.keysOf(q);
+      const slots = new Set([k.ring, k.ringSet, k.active, k.gactive, k.lane('a'), k.job('JOB00000000000'), k.wake].map((key) => calculateSlot(key)));
+      expect(slots.size).toBe(1);
+    }
+  });
+
+  it('submit, submitMany, claim rotation, wclaim weights, complete, lanes() on every queue', async () => {
+    for (const q of queues.keys()) {
+      for (let i = 0; i < 3; i++) await lanes.submit(q, 'a', { i });
+      await lanes.submitMany(q, [0, 1, 2].map((i) => ({ group: 'b', payload: { i } })));
+      expect((await lanes.lanes(q)).map((l) => [l.group, l.pending])).toEqual([['a', 3], ['b', 3]]);
+      const order: string[] = [];
+      for (let job = await lanes.claim(q); job; job = await lanes.claim(q)) {
+        order.push(`${job.group}${(job.payload as { i: number }).i}`);
+        expect(await lanes.complete(q, job.id, job.attempt)).toBe(true);
+      }
+      expect(order).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'b2']);
+
+      await lanes.weight(q, 'w', 3);
+      await lanes.submitMany(q, Array.from({ length: 7 }, (_, i) => ({ group: 'w', payload: { i } })));
+      const turn = await lanes.wclaim(q);
+      expect(turn.map((j) => (j.payload as { i: number }).i)).toEqual([0, 1, 2]);
+      for (const j of turn) expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
+      let rest = 0;
+      for (let t = await lanes.wclaim(q); t.length; t = await lanes.wclaim(q)) {
+        rest += t.length;
+        for (const j of t) await lanes.complete(q, j.id, j.attempt);
+      }
+      expect(rest).toBe(4);
+      expect(await lanes.lanes(q)).toEqual([{ group: 'w', pending: 0, active: 0, weight: 3, limit: null, paused: false, inRing: false }]);
+      expect(await lanes.stats(q)).toEqual({ completed: 13, retried: 0, dead: 0 });
+    }
+  });
+
+  it('limit, pause/resume and reap on every queue', async () => {
+    for (const q of queues.keys()) {
+      await lanes.limit(q, 'L', 1);
+      await lanes.submitMany(q, [{ group: 'L', payload: 1 }, { group: 'L', payload: 2 }]);
+      const held = (await lanes.claim(q))!;
+      expect(await lanes.lane(q, 'L')).toMatchObject({ pending: 1, active: 1, limit: 1, inRing: false });
+      expect(await lanes.claim(q)).toBeNull();
+      expect(await lanes.complete(q, held.id, held.attempt)).toBe(true);
+      expect(await lanes.lane(q, 'L')).toMatchObject({ pending: 1, active: 0, inRing: true });
+      await lanes.limit(q, 'L', null);
+
+      await lanes.pause(q, 'L');
+      expect(await lanes.claim(q)).toBeNull();
+      expect(await lanes.lane(q, 'L')).toMatchObject({ pending: 1, paused: true, inRing: false });
+      await lanes.resume(q, 'L');
+      const short = (await lanes.claim(q, { leaseMs: 50 }))!;
+      expect(short.attempt).toBe(1);
+      await waitFor('the short lease to be reaped', async () => (await lanes.reap(q)) === 1);
+      const again = (await lanes.claim(q))!;
+      expect(again).toMatchObject({ id: short.id, attempt: 2 });
+      expect(await lanes.complete(q, short.id, short.attempt)).toBe(false);
+      expect(await lanes.complete(q, again.id, again.attempt)).toBe(true);
+      expect(await busyLanes(q)).toEqual([]);
+    }
+  });
+
+  it('a BRPOP blocked on emq:{q}:wake is woken by a submit, on every queue', async () => {
+    const blocker = await connect('blocker');
+    for (const [q, port] of queues) {
+      const k = lanes.keysOf(q);
+      await client.del(k.wake);
+      let wokenAt = 0;
+      const wait = blocker.brpop(k.wake, 10).then((r) => {
+        wokenAt = Date.now();
+        return r;
+      });
+      const node = cluster.nodes.find((n) => n.port === port)!.client();
+      try {
+        await waitFor('the BRPOP to block on the owning master', async () => /blocked_clients:[1-9]/.test(await node.info('clients')));
+      } finally {
+        node.disconnect();
+      }
+      expect(wokenAt).toBe(0);
+      const submittedAt = Date.now();
+      await lanes.submit(q, 'wake-me', { n: 1 });
+      expect(await wait).toEqual([k.wake, '1']);
+      report(`cluster: BRPOP on ${k.wake} (master :${port}) woken ${wokenAt - submittedAt} ms after the submit`);
+      const job = (await lanes.claim(q))!;
+      expect(await lanes.complete(q, job.id, job.attempt)).toBe(true);
+    }
+  });
+
+  it('a load over the three queues drains, each consumer on its own cluster connections', async () => {
+    const perQueue = 300;
+    const served = new Map<string, number>();
+    const consumers: FaultConsumer[] = [];
+    for (const q of queues.keys()) {
+      await lanes.submitMany(q, Array.from({ length: perQueue }, (_, i) => ({ group: `t${i % 5}`, payload: { i } })));
+      consumers.push(new FaultConsumer({
+        lanes: new LanesService(await connect(`consumer-${q}`), resolveEchoMqOptions({ logger: { log: () => 0, warn: () => 0, error: () => 0 } })),
+        blocking: await connect(`blocking-${q}`),
+        queue: q,
+        handle: (job) => void served.set(`${q}/${job.id}`, (served.get(`${q}/${job.id}`) ?? 0) + 1),
+      }).start());
+    }
+    await waitFor('every job served', () => served.size === perQueue * queues.size);
+    await Promise.all(consumers.map((c) => c.stop()));
+    for (const q of queues.keys()) expect(await busyLanes(q)).toEqual([]);
+    const errors = consumers.reduce((n, c) => n + c.stats.errors, 0);
+    report(`cluster: ${served.size} jobs over 3 queues on 3 masters served, ${[...served.values()].filter((n) => n > 1).length} twice, consumer errors ${errors}`);
+    expect([...served.values()].every((n) => n === 1)).toBe(true);
+    expect(errors).toBe(0);
+  });
+});

@@ -1,0 +1,60 @@
+import { spawnSync } from 'child_process';
+import IORedis from 'ioredis';
+import { TestRedisServer } from '../../support/redis-server';
+import { waitFor } from './wait';
+
+/** A local Redis Cluster of three masters, each a redis-server the test started on a free port. */
+export class TestCluster {
+  private constructor(readonly nodes: TestRedisServer[]) {}
+
+  /** Starts three cluster-enabled servers, joins them with redis-cli and waits for cluster_state:ok. */
+  static async start(): Promise<TestCluster> {
+    const nodes: TestRedisServer[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        // NOTE: each server runs in its own directory, so the file name cannot clash between them.
+        nodes.push(await TestRedisServer.start(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
+          '--cluster-node-timeout', '3000']));
+      }
+      const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
+        '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
+      if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stdout}${create.stderr}`);
+      const cluster = new TestCluster(nodes);
+      await waitFor('cluster_state:ok on every node', () => cluster.allOk(), { timeoutMs: 20_000, intervalMs: 100 });
+      return cluster;
+    } catch (err) {
+      await Promise.all(nodes.map((n) => n.stop()));
+      throw err;
+    }
+  }
+
+  private async allOk(): Promise<boolean> {
+    for (const node of this.nodes) {
+      const c = node.client();
+      try {
+        const info = await c.cluster('INFO');
+        if (!/cluster_state:ok/.test(info) || !/cluster_known_nodes:3/.test(info)) return false;
+      } finally {
+        c.disconnect();
+      }
+    }
+    return true;
+  }
+
+  /** The port of the master that serves a hash slot. */
+  async ownerOf(slot: number): Promise<number> {
+    const c: IORedis = this.nodes[0].client();
+    try {
+      const ranges = await c.cluster('SLOTS');
+      const hit = ranges.find(([from, to]) => slot >= from && slot <= to);
+      if (!hit || !hit[2]) throw new Error(`no node serves slot ${slot}`);
+      return Number(hit[2][1]);
+    } finally {
+      c.disconnect();
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.stop()));
+  }
+}
