@@ -1,0 +1,131 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { randomInt } from 'crypto';
+import { setTimeout as sleep } from 'timers/promises';
+import { LanesService, SubmitItem } from '@echomq/nestjs';
+import { AppModule } from './app.module';
+import { CODE_LENGTH, Guess, GUESS_QUEUE, PALETTE } from './guess';
+import { ProgressBars } from './progress';
+import { ScoreService } from './score.service';
+
+/**
+ * The demo (npm run demo): one player floods the game with guesses, then a few players send a
+ * handful each. Run once with a lane per player and once with every guess in one lane (a plain
+ * FIFO line), and compare how long the light players wait for their guesses to be scored.
+ */
+
+const HEAVY = 'masher';
+const FLOOD = 1_000;
+const LIGHT = ['ana', 'ben', 'chloe', 'dev', 'eli'];
+const EACH = 5;
+const TOTAL = FLOOD + LIGHT.length * EACH;
+const ONE_LINE = 'everyone';
+const out = (line = ''): void => void process.stdout.write(`${line}\n`);
+
+interface Run {
+  /** ms from each player's first submit to their last guess scored. */
+  waits: Map<string, number>;
+  /** ms from the flood's submit to the last guess scored. */
+  drainMs: number;
+  /** Where each light player's last guess stands in submit order (1-based), i.e. its FIFO rank. */
+  ranks: Map<string, number>;
+}
+
+const randomGuess = (): string => Array.from({ length: CODE_LENGTH }, () => PALETTE[randomInt(PALETTE.length)]).join('');
+
+async function play(app: INestApplication, title: string, laneOf: (player: string) => string): Promise<Run> {
+  const lanes = app.get(LanesService);
+  const scores = app.get(ScoreService);
+  scores.reset();
+  const totals = new Map([[HEAVY, FLOOD], ...LIGHT.map((p): [string, number] => [p, EACH])]);
+  const bars = new ProgressBars(title, totals);
+  const scored = () => new Map(scores.board().players.map((p) => [p.player, p.guesses]));
+  const start = Date.now();
+  const ticker = setInterval(() => bars.draw(scored(), Date.now() - start), 200);
+
+  const flood: SubmitItem<Guess>[] = Array.from({ length: FLOOD }, () => ({
+    group: laneOf(HEAVY), payload: { player: HEAVY, guess: randomGuess() },
+  }));
+  await lanes.submitMany(GUESS_QUEUE, flood);
+  const firstSubmit = new Map<string, number>();
+  const ranks = new Map<string, number>();
+  let submitted = FLOOD;
+  await Promise.all(LIGHT.map(async (player) => {
+    firstSubmit.set(player, Date.now());
+    for (let i = 0; i < EACH; i++) {
+      await lanes.submit(GUESS_QUEUE, laneOf(player), { player, guess: randomGuess() });
+      // NOTE: one connection answers in command order, so this counts the server's admit order.
+      ranks.set(player, ++submitted);
+    }
+  }));
+
+  const deadline = Date.now() + 60_000;
+  while (scores.board().guesses < TOTAL || (await lanes.lanes(GUESS_QUEUE)).some((l) => l.pending + l.active > 0)) {
+    if (Date.now() > deadline) throw new Error(`only ${scores.board().guesses} of ${TOTAL} guesses scored in 60 s`);
+    await sleep(20);
+  }
+  clearInterval(ticker);
+  bars.draw(scored(), Date.now() - start);
+
+  const board = scores.board().players;
+  const lastScored = (player: string) => board.find((p) => p.player === player)?.lastScoredAt ?? NaN;
+  const waits = new Map(LIGHT.map((p) => [p, lastScored(p) - firstSubmit.get(p)!]));
+  return { waits, ranks, drainMs: Math.max(...board.map((p) => p.lastScoredAt ?? 0)) - start };
+}
+
+/** Scores as many guesses as a run, unmeasured, so neither run pays for a cold start. */
+async function warmUp(app: INestApplication): Promise<void> {
+  const lanes = app.get(LanesService);
+  const scores = app.get(ScoreService);
+  const items = Array.from({ length: TOTAL }, (_, i) => ({ group: `warm-up-${i % 6}`, payload: { player: 'warm-up', guess: randomGuess() } }));
+  await lanes.submitMany(GUESS_QUEUE, items);
+  const deadline = Date.now() + 30_000;
+  while ((scores.board().players.find((p) => p.player === 'warm-up')?.guesses ?? 0) < items.length) {
+    if (Date.now() > deadline) throw new Error('the warm-up guesses were not scored in 30 s');
+    await sleep(20);
+  }
+}
+
+function summary(fair: Run, fifo: Run, costMs: number): void {
+  const perGuess = fair.drainMs / TOTAL;
+  const ms = (n: number) => `${Math.round(n).toLocaleString('en-US')} ms`.padStart(10);
+  out();
+  out(`Wait of each light player, from their first submit to their last guess scored:`);
+  out(`  player   ${'fair lanes'.padStart(10)}  ${'FIFO line'.padStart(10)}  ${'FIFO est.'.padStart(10)}`);
+  for (const player of LIGHT) {
+    const a = fair.waits.get(player)!;
+    const b = fifo.waits.get(player)!;
+    const estimate = fair.ranks.get(player)! * perGuess;
+    out(`  ${player.padEnd(7)}  ${ms(a)}  ${ms(b)}  ${ms(estimate)}   ${(b / Math.max(a, 1)).toFixed(0)}x sooner with fair lanes`);
+  }
+  out(`  (FIFO est.: the rank of their last guess in one line, 1,000 + its place, x ${perGuess.toFixed(2)} ms a guess as measured)`);
+  out(`All ${TOTAL.toLocaleString('en-US')} guesses were scored in ${ms(fair.drainMs).trim()} with fair lanes and ${ms(fifo.drainMs).trim()} in one line:`);
+  out(`the same work (${costMs} ms a guess, 4 at a time) in another order: the flood waits behind the handfuls, not the other way round.`);
+}
+
+async function main(): Promise<void> {
+  process.env.SCORING_COST_MS ??= '2';
+  const costMs = Number(process.env.SCORING_COST_MS);
+  const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
+  app.enableShutdownHooks();
+  await app.init();
+  try {
+    out(`Codemojex demo: "${HEAVY}" floods the game with ${FLOOD.toLocaleString('en-US')} guesses, then ${LIGHT.length} players send ${EACH} guesses each.`);
+    out(`(warming up first: ${TOTAL.toLocaleString('en-US')} guesses scored unmeasured)`);
+    await warmUp(app);
+    out();
+    out('1) Fair lanes: each player has a lane of their own, and the queue serves the lanes in turn.');
+    const fair = await play(app, 'fair lanes', (player) => player);
+    out();
+    out(`2) The same guesses in one FIFO line: a single lane ("${ONE_LINE}"), served first come, first served.`);
+    const fifo = await play(app, 'one line', () => ONE_LINE);
+    summary(fair, fifo, costMs);
+  } finally {
+    await app.close();
+  }
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`demo failed: ${err.stack ?? err.message}\n`);
+  process.exitCode = 1;
+});

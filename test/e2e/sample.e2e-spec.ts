@@ -1,0 +1,179 @@
+import { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { spawn } from 'child_process';
+import { connect } from 'net';
+import { join } from 'path';
+import request from 'supertest';
+import { AppModule } from '../../sample/app.module';
+import { TestRedisServer } from '../support/redis-server';
+
+const ROOT = join(__dirname, '..', '..');
+const GUESS = '🍎🍌🍇🍓';
+
+/** Polls `probe` until it returns true; fails with `what` after `ms`. */
+async function eventually(what: string, probe: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Sockets and timers this process holds open (Node's own view). */
+function openResources(): string[] {
+  return process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'TCPServerWrap' || r === 'Timeout').sort();
+}
+
+/** Boots the sample's AppModule the way its main.ts does, minus the listening port. */
+async function boot(): Promise<INestApplication> {
+  const mod = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const app = mod.createNestApplication({ logger: ['error'] });
+  await app.init();
+  return app;
+}
+
+describe('sample app (codemojex)', () => {
+  let server: TestRedisServer;
+  let app: INestApplication | undefined;
+  const savedUrl = process.env.REDIS_URL;
+
+  beforeEach(async () => {
+    server = await TestRedisServer.start();
+    process.env.REDIS_URL = server.url;
+    app = await boot();
+  });
+
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+    await server.stop();
+    if (savedUrl === undefined) delete process.env.REDIS_URL;
+    else process.env.REDIS_URL = savedUrl;
+  });
+
+  const http = () => request(app!.getHttpServer());
+
+  it('queues each guess on its player\'s lane and scores every one', async () => {
+    const guesses = [
+      ...Array.from({ length: 20 }, () => ({ player: 'masher', guess: GUESS })),
+      ...['ana', 'ben', 'chloe'].flatMap((player) => Array.from({ length: 3 }, () => ({ player, guess: '🍒🍒🍍🍍' }))),
+    ];
+    for (const body of guesses) {
+      const res = await http().post('/guesses').send(body).expect(202);
+      expect(res.body).toEqual({ jobId: expect.stringMatching(/^JOB[0-9A-Za-z]{11}$/) });
+    }
+
+    let board: { guesses: number; players: { player: string; guesses: number; points: number }[] } = { guesses: 0, players: [] };
+    await eventually('every guess scored', async () => {
+      board = (await http().get('/scores').expect(200)).body;
+      return board.guesses === guesses.length;
+    });
+    const counts = Object.fromEntries(board.players.map((p) => [p.player, p.guesses]));
+    expect(counts).toEqual({ masher: 20, ana: 3, ben: 3, chloe: 3 });
+    for (const p of board.players) expect(p.points).toBeGreaterThanOrEqual(0);
+  });
+
+  it('answers 400 with a clear message to a bad guess, and queues nothing', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{}, /"player" must be a non-empty string/],
+      [{ player: '', guess: GUESS }, /"player"/],
+      [{ player: 'a{b}', guess: GUESS }, /without "\{", "\}"/],
+      [{ player: 'tab\there', guess: GUESS }, /control characters/],
+      [{ player: 'x'.repeat(201), guess: GUESS }, /at most 200 bytes/],
+      [{ player: 42, guess: GUESS }, /"player"/],
+      [{ player: 'ana' }, /"guess" must be 4 emojis/],
+      [{ player: 'ana', guess: 'abcd' }, /"guess" must be 4 emojis/],
+      [{ player: 'ana', guess: '🍎🍌🍇' }, /"guess" must be 4 emojis/],
+      [[{ player: 'ana', guess: GUESS }], /body must be a JSON object/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await http().post('/guesses').send(body as object).expect(400);
+      expect(res.body.message).toMatch(message);
+    }
+    await http().post('/players/%7Bx%7D/pause').expect(400);
+    expect((await http().get('/lanes').expect(200)).body).toEqual([]);
+    expect((await http().get('/scores').expect(200)).body).toEqual({ round: 1, guesses: 0, players: [] });
+  });
+
+  it('shows the lanes, and a paused player\'s guesses wait until they are resumed', async () => {
+    const paused = await http().post('/players/zoe/pause').expect(200);
+    expect(paused.body).toMatchObject({ group: 'zoe', paused: true, inRing: false });
+    await http().post('/guesses').send({ player: 'zoe', guess: GUESS }).expect(202);
+    await http().post('/guesses').send({ player: 'ana', guess: GUESS }).expect(202);
+    await eventually('ana scored', async () => (await http().get('/scores')).body.guesses === 1);
+
+    const lanes = (await http().get('/lanes').expect(200)).body;
+    expect(lanes).toEqual([{ group: 'zoe', pending: 1, active: 0, weight: 1, limit: null, paused: true, inRing: false }]);
+
+    const resumed = await http().post('/players/zoe/resume').expect(200);
+    expect(resumed.body).toMatchObject({ group: 'zoe', paused: false });
+    await eventually('zoe scored', async () => (await http().get('/scores')).body.guesses === 2);
+    const board = (await http().get('/scores').expect(200)).body;
+    expect(board.players.map((p: { player: string }) => p.player).sort()).toEqual(['ana', 'zoe']);
+  });
+});
+
+describe('sample app shutdown', () => {
+  it('app.close() leaves no Redis connection, socket or timer open', async () => {
+    const server = await TestRedisServer.start();
+    const admin = server.client();
+    const savedUrl = process.env.REDIS_URL;
+    try {
+      await admin.ping();
+      const before = openResources();
+      process.env.REDIS_URL = server.url;
+      const app = await boot();
+      await request(app.getHttpServer()).post('/guesses').send({ player: 'ana', guess: GUESS }).expect(202);
+      await eventually('the guess scored', async () => (await request(app.getHttpServer()).get('/scores')).body.guesses === 1);
+      expect(openResources().length).toBeGreaterThan(before.length);
+      await app.close();
+      await eventually('the app\'s Redis connections gone', async () => !/name=echomq/.test((await admin.client('LIST')) as string), 3_000);
+      // NOTE: quit() resolves on the server's OK; the socket itself closes a moment later.
+      await eventually('no socket or timer of the app left', async () => openResources().join() === before.join(), 2_000);
+      expect(openResources()).toEqual(before);
+    } finally {
+      await admin.quit();
+      await server.stop();
+      if (savedUrl === undefined) delete process.env.REDIS_URL;
+      else process.env.REDIS_URL = savedUrl;
+    }
+  });
+});
+
+describe('npm run demo', () => {
+  it('starts its own Redis, shows light players served sooner than in one FIFO line, and stops everything', async () => {
+    const env = { ...process.env };
+    delete env.REDIS_URL;
+    delete env.SCORING_COST_MS;
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, ['sample/run.js', '--demo'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      // NOTE: a cold checkout builds dist/ and sample/dist/ first (about 10 s); a warm one takes about 4 s.
+      const timer = setTimeout(() => child.kill('SIGINT'), 45_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve({ code: c, output });
+      });
+    });
+    expect({ code, output }).toMatchObject({ code: 0 });
+
+    const rows = [...output.matchAll(/^ {2}(\w+)\s+([\d,]+) ms\s+([\d,]+) ms/gm)].map((m) => ({
+      player: m[1], fair: Number(m[2].replace(/,/g, '')), fifo: Number(m[3].replace(/,/g, '')),
+    }));
+    expect(rows.map((r) => r.player)).toEqual(['ana', 'ben', 'chloe', 'dev', 'eli']);
+    for (const r of rows) expect(r.fair).toBeLessThan(r.fifo);
+
+    const port = Number(/started redis-server \S+ on 127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
+    expect(port).toBeGreaterThan(0);
+    expect(port).not.toBe(6379);
+    expect(output).toContain(`stopped redis-server on port ${port}`);
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolve(false); });
+      socket.once('error', () => resolve(true));
+    });
+    expect(refused).toBe(true);
+  }, 60_000);
+});
