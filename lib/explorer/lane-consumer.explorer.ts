@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, LoggerService, OnModuleInit } from '@nestjs/common';
+import { echoMqLogger } from '../echomq.logger';
 import { DiscoveryService } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
@@ -17,14 +18,14 @@ import { EchoMqMetadataAccessor } from './echomq-metadata.accessor';
 @Injectable()
 export class LaneConsumerExplorer implements OnModuleInit {
   private consumers: readonly LaneConsumerDescriptor[] = [];
-  private readonly logger: Pick<Logger, 'warn'>;
+  private readonly logger: LoggerService;
 
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly accessor: EchoMqMetadataAccessor,
     @Inject(ECHOMQ_MODULE_OPTIONS) options: ResolvedEchoMqOptions,
   ) {
-    this.logger = options.logger ?? new Logger('EchoMq');
+    this.logger = echoMqLogger(options);
   }
 
   onModuleInit(): void {

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, LoggerService, OnApplicationShutdown } from '@nestjs/common';
+import { echoMqLogger } from '../echomq.logger';
 import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { RedisClient } from '../scripts/lane-scripts';
@@ -15,10 +16,10 @@ export class EchoMqConnections implements OnApplicationShutdown {
   /** The command connection (LanesService and the loops' non-blocking calls). */
   readonly client: RedisClient;
   private readonly others = new Set<RedisClient>();
-  private readonly logger: Pick<Logger, 'warn'>;
+  private readonly logger: LoggerService;
 
   constructor(@Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions) {
-    this.logger = options.logger ?? new Logger('EchoMq');
+    this.logger = echoMqLogger(options);
     this.client = this.watch(createRedisClient(options.connection, 'echomq:commands'), 'echomq:commands');
   }
 

@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, LoggerService, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, LoggerService, OnApplicationBootstrap } from '@nestjs/common';
+import { echoMqLogger } from '../echomq.logger';
 import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
 import { LaneConsumerExplorer } from '../explorer/lane-consumer.explorer';
 import type { ResolvedEchoMqOptions } from '../interfaces';
@@ -21,7 +22,7 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     private readonly connections: EchoMqConnections,
     @Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions,
   ) {
-    this.logger = options.logger ?? new Logger('EchoMq');
+    this.logger = echoMqLogger(options);
   }
 
   onApplicationBootstrap(): void {
@@ -31,7 +32,7 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
       const loop = new ClaimLoop(consumer, { lanes: this.lanes, blocking, options: this.options, logger: this.logger });
       loop.start();
       this.loops.push({ loop, name: consumer.name, queue: consumer.queue });
-      this.logger.log(`${consumer.name} -> ${consumer.queue} (concurrency ${consumer.concurrency}${consumer.weighted ? ', weighted' : ''})`, 'EchoMq');
+      this.logger.log(`${consumer.name} -> ${consumer.queue} (concurrency ${consumer.concurrency}${consumer.weighted ? ', weighted' : ''})`);
     }
   }
 
@@ -39,7 +40,7 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     const loops = this.loops.splice(0);
     await Promise.all(loops.map(async ({ loop, name, queue }) => {
       await loop.stop(this.options.shutdownTimeoutMs);
-      this.logger.log(`${name} -> ${queue} stopped`, 'EchoMq');
+      this.logger.log(`${name} -> ${queue} stopped`);
     }));
   }
 }

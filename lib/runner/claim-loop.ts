@@ -83,8 +83,7 @@ export class ClaimLoop {
     const unfinished = [...this.running.values(), ...this.waiting.splice(0)];
     if (this.running.size > 0) {
       this.deps.logger.warn(
-        `${this.consumer.name}: ${this.running.size} handler(s) still running after ${timeoutMs} ms; their jobs are handed back to be served again.`,
-        'EchoMq',
+        `${this.consumer.name}: ${this.running.size} handler(s) still running after ${timeoutMs} ms; their jobs are handed back to be served again.`
       );
     }
     await Promise.all(unfinished.map((h) => this.giveBack(h.job)));
@@ -102,7 +101,7 @@ export class ClaimLoop {
         if (failures === 1 || failures % 50 === 0) {
           this.deps.logger.error(
             `${this.consumer.name}: claiming from "${this.consumer.queue}" failed (${(err as Error).message}); retrying with backoff.`,
-            (err as Error).stack, 'EchoMq',
+            (err as Error).stack,
           );
         }
         await this.sleep(Math.min(50 * 2 ** Math.min(failures, 7), MAX_ERROR_BACKOFF_MS));
@@ -151,7 +150,7 @@ export class ClaimLoop {
     if (idle && now - this.lastReap < this.deps.options.idleBlockMs / 2) return;
     this.lastReap = now;
     const n = await this.deps.lanes.reap(this.consumer.queue, { maxAttempts: this.consumer.maxAttempts });
-    if (n > 0) this.deps.logger.log(`${this.consumer.name}: reaped ${n} expired lease(s) on "${this.consumer.queue}".`, 'EchoMq');
+    if (n > 0) this.deps.logger.log(`${this.consumer.name}: reaped ${n} expired lease(s) on "${this.consumer.queue}".`);
   }
 
   private begin(held: Held): void {
@@ -173,24 +172,24 @@ export class ClaimLoop {
         const outcome = await lanes.fail(queue, job.id, job.attempt, err, { maxAttempts: this.consumer.maxAttempts });
         const reason = err instanceof Error ? err.message : String(err);
         if (outcome === 'dead') {
-          logger.error(`${this.consumer.name}: job ${job.id} of lane "${job.group}" is dead after attempt ${job.attempt}: ${reason}`, (err as Error)?.stack, 'EchoMq');
+          logger.error(`${this.consumer.name}: job ${job.id} of lane "${job.group}" is dead after attempt ${job.attempt}: ${reason}`, (err as Error)?.stack);
         } else if (outcome === 'retry') {
-          logger.warn(`${this.consumer.name}: job ${job.id} of lane "${job.group}" failed on attempt ${job.attempt} and will be retried: ${reason}`, 'EchoMq');
+          logger.warn(`${this.consumer.name}: job ${job.id} of lane "${job.group}" failed on attempt ${job.attempt} and will be retried: ${reason}`);
         } else {
-          logger.warn(`${this.consumer.name}: job ${job.id} failed after its lease was lost; the failure was not recorded.`, 'EchoMq');
+          logger.warn(`${this.consumer.name}: job ${job.id} failed after its lease was lost; the failure was not recorded.`);
         }
       } catch (failErr) {
-        logger.error(`${this.consumer.name}: could not record the failure of job ${job.id} (${(failErr as Error).message}); it is served again after its lease.`, undefined, 'EchoMq');
+        logger.error(`${this.consumer.name}: could not record the failure of job ${job.id} (${(failErr as Error).message}); it is served again after its lease.`);
       }
       return;
     }
     try {
       const ok = await lanes.complete(queue, job.id, job.attempt);
       if (!ok) {
-        logger.warn(`${this.consumer.name}: job ${job.id} finished after its lease was lost (attempt ${job.attempt}); the completion was refused.`, 'EchoMq');
+        logger.warn(`${this.consumer.name}: job ${job.id} finished after its lease was lost (attempt ${job.attempt}); the completion was refused.`);
       }
     } catch (err) {
-      logger.error(`${this.consumer.name}: could not complete job ${job.id} (${(err as Error).message}); it is served again after its lease.`, undefined, 'EchoMq');
+      logger.error(`${this.consumer.name}: could not complete job ${job.id} (${(err as Error).message}); it is served again after its lease.`);
     }
   }
 
@@ -204,7 +203,7 @@ export class ClaimLoop {
           h.job.leaseUntil = until;
         } else {
           h.lost = true;
-          this.deps.logger.warn(`${this.consumer.name}: lost the lease of job ${h.job.id} (attempt ${h.job.attempt}); its result will be refused.`, 'EchoMq');
+          this.deps.logger.warn(`${this.consumer.name}: lost the lease of job ${h.job.id} (attempt ${h.job.attempt}); its result will be refused.`);
         }
       } catch {
         // NOTE: a connection error; the next renewal tries again, well within the lease.
@@ -216,7 +215,7 @@ export class ClaimLoop {
     try {
       await this.deps.lanes.release(this.consumer.queue, job.id, job.attempt);
     } catch (err) {
-      this.deps.logger.error(`${this.consumer.name}: could not hand back job ${job.id} (${(err as Error).message}); it is served again after its lease.`, undefined, 'EchoMq');
+      this.deps.logger.error(`${this.consumer.name}: could not hand back job ${job.id} (${(err as Error).message}); it is served again after its lease.`);
     }
   }
 
