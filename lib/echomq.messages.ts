@@ -13,11 +13,14 @@ export const invalidArgument = (argument: string, rule: string, value: unknown):
 export const nameRule = (max: number): string =>
   `must be a non-empty string of at most ${max} bytes without "{", "}" or control characters`;
 
-export const payloadNotJson = (reason: string): string =>
-  `Invalid argument "payload": it must be JSON-serialisable (${reason}). Pass plain objects, arrays, strings, numbers, booleans or null.`;
+export const wellFormedRule =
+  'must be well-formed Unicode: it holds a lone UTF-16 surrogate, which has no UTF-8 form (two such names would share one key)';
 
-export const payloadTooLarge = (bytes: number, max: number): string =>
-  `Invalid argument "payload": its JSON is ${bytes} bytes, over the limit of ${max}. Store large data elsewhere and submit a reference, or raise maxPayloadBytes.`;
+export const payloadNotJson = (reason: string, argument = 'payload'): string =>
+  `Invalid argument "${argument}": it must be JSON-serialisable (${reason}). Pass plain objects, arrays, strings, numbers, booleans or null.`;
+
+export const payloadTooLarge = (bytes: number, max: number, argument = 'payload'): string =>
+  `Invalid argument "${argument}": its JSON is ${bytes} bytes, over the limit of ${max}. Store large data elsewhere and submit a reference, or raise maxPayloadBytes.`;
 
 export const scriptsDirEmpty = (dir: string): string =>
   `EchoMQ found no Lua scripts in ${dir}; the package's lua/ folder is missing or empty. Reinstall @echomq/nestjs.`;
@@ -27,6 +30,15 @@ export const badScriptFileName = (file: string): string =>
 
 export const missingInclude = (file: string, include: string): string =>
   `EchoMQ cannot load the Lua script ${file}: it includes "${include}", which is not in lua/includes/.`;
+
+export const badInclude = (file: string, line: string): string =>
+  `EchoMQ cannot load the Lua script ${file}: the line ${JSON.stringify(line)} is not a well-formed include; write it as --- @include "helperName".`;
+
+export const duplicateScript = (first: string, second: string): string =>
+  `EchoMQ cannot load the Lua scripts ${first} and ${second}: two scripts share one name; keep exactly one <verbNoun>-<numberOfKeys>.lua per operation.`;
+
+export const idsExhausted = (queue: string, tries: number): string =>
+  `EchoMQ could not admit a job into queue "${queue}": ${tries} freshly minted job ids were all taken by other jobs, so the job was not admitted. Give each process a distinct job-id node.`;
 
 export const serverRejected = (operation: string, queue: string, detail: string): string =>
   `EchoMQ ${operation} on queue "${queue}" failed on the server: ${detail}`;

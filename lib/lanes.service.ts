@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT, ERROR_MAX_CHARS, PROMOTE_PER_CLAIM, REAP_PER_CALL, SUBMIT_CHUNK } from './echomq.constants';
-import { evictionPolicyWarning, invalidArgument } from './echomq.messages';
+import { evictionPolicyWarning, idsExhausted, invalidArgument } from './echomq.messages';
 import { EchoMqError } from './errors';
 import { mintJobId, setJobIdNode } from './ids/job-id';
 import type {
@@ -77,10 +77,10 @@ export class LanesService implements OnModuleInit {
     const opts = checkOptions<SubmitOptions>(argPrefix + 'opts', rawOpts, queue);
     const own = opts.jobId !== undefined;
     const id = own ? checkJobId(argPrefix + 'opts.jobId', opts.jobId, queue) : mintJobId();
-    const dedupKey = opts.dedupKey === undefined ? '' : checkDedupKey(opts.dedupKey, queue);
+    const dedupKey = opts.dedupKey === undefined ? '' : checkDedupKey(opts.dedupKey, queue, argPrefix + 'opts.dedupKey');
     const delayMs = checkOptInt(argPrefix + 'opts.delayMs', opts.delayMs, 0, MAX_DELAY_MS, queue) ?? 0;
     const maxAttempts = checkOptInt(argPrefix + 'opts.maxAttempts', opts.maxAttempts, 1, 1_000_000, queue) ?? 0;
-    const json = encodePayload(payload, this.options.maxPayloadBytes, queue);
+    const json = encodePayload(payload, this.options.maxPayloadBytes, queue, argPrefix + 'payload');
     return { id, group: g, payload: json, dedupKey, delayMs, maxAttempts, own };
   }
 
@@ -93,7 +93,9 @@ export class LanesService implements OnModuleInit {
     const job = this.admitArgs(k.queue, group, payload, opts);
     for (let i = 0; ; i++) {
       const r = await this.scripts.submit(k, job);
-      if (r.status !== 'collide' || i >= MINT_RETRIES) return r.id;
+      if (r.status !== 'collide') return r.id;
+      // NOTE: the id is another job's; returning it would drop this job while claiming success.
+      if (i >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { queue: k.queue });
       job.id = mintJobId();
     }
   }
@@ -117,7 +119,8 @@ export class LanesService implements OnModuleInit {
         const results = await this.scripts.submitMany(k, batch.map((b) => b.job));
         const again: typeof batch = [];
         results.forEach((r, j) => {
-          if (r.status === 'collide' && attempt < MINT_RETRIES) {
+          if (r.status === 'collide') {
+            if (attempt >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { queue: k.queue });
             batch[j].job.id = mintJobId();
             again.push(batch[j]);
           } else {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { badScriptFileName, missingInclude, scriptsDirEmpty } from '../echomq.messages';
+import { badInclude, badScriptFileName, duplicateScript, missingInclude, scriptsDirEmpty } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 
 /** @internal One Lua script, ready to register. */
@@ -17,11 +17,16 @@ export interface LoadedScript {
 
 const FILE = /^([a-z][A-Za-z]*)-(\d+)\.lua$/;
 const INCLUDE = /^--- @include "([A-Za-z]+)"\s*$/gm;
+/** A comment line opening with @include: each must be well-formed, or the helper would be silently missing. */
+const INCLUDE_LIKE = /^[ \t]*--+[ \t]*@include\b.*$/gm;
 
 /** @internal The package's lua/ folder: next to dist/ or lib/ (one level above this file's folder). */
 export const LUA_DIR = join(__dirname, '..', '..', 'lua');
 
 function expand(file: string, source: string, includesDir: string, done: Set<string>): string {
+  for (const [line] of source.matchAll(INCLUDE_LIKE)) {
+    if (!new RegExp(INCLUDE.source).test(line)) throw new EchoMqError(badInclude(file, line.trim()));
+  }
   return source.replace(INCLUDE, (_line, name: string) => {
     if (done.has(name)) return '';
     done.add(name);
@@ -51,9 +56,14 @@ export function loadScripts(dir: string = LUA_DIR): LoadedScript[] {
     files = [];
   }
   if (files.length === 0) throw new EchoMqError(scriptsDirEmpty(dir));
+  const seen = new Map<string, string>();
   return files.sort().map((file) => {
     const m = FILE.exec(file);
     if (!m) throw new EchoMqError(badScriptFileName(file));
+    // NOTE: scripts register by name alone, so a second file of the same name would be dropped silently.
+    const twin = seen.get(m[1]);
+    if (twin) throw new EchoMqError(duplicateScript(twin, file));
+    seen.set(m[1], file);
     const source = readFileSync(join(dir, file), 'utf8');
     return {
       name: m[1],

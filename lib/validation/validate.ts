@@ -1,12 +1,15 @@
 import { DEDUP_MAX_BYTES, NAME_MAX_BYTES } from '../echomq.constants';
-import { invalidArgument, nameRule, payloadNotJson, payloadTooLarge } from '../echomq.messages';
+import { invalidArgument, nameRule, payloadNotJson, payloadTooLarge, wellFormedRule } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { isJobId } from '../ids/job-id';
 
 /** @internal Argument checks: each throws an EchoMqError naming the argument, before any write. */
 
+// NOTE: C0, DEL and C1 (U+0080–U+009F): every Unicode control character (category Cc).
 // eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[{}\u0000-\u001f\u007f]/;
+const FORBIDDEN = /[{}\u0000-\u001f\u007f-\u009f]/;
+/** A UTF-16 surrogate without its pair: UTF-8 turns every one into U+FFFD, so two names would share one key. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const fail = (argument: string, rule: string, value: unknown, queue?: string): never => {
   throw new EchoMqError(invalidArgument(argument, rule, value), { argument, queue });
@@ -18,6 +21,7 @@ export function checkName(argument: string, value: unknown, queue?: string): str
       || Buffer.byteLength(value, 'utf8') > NAME_MAX_BYTES) {
     fail(argument, nameRule(NAME_MAX_BYTES), value, queue);
   }
+  if (LONE_SURROGATE.test(value as string)) fail(argument, wellFormedRule, value, queue);
   return value as string;
 }
 
@@ -46,9 +50,9 @@ export function checkToken(value: unknown, queue?: string): number {
 }
 
 /** A dedup key. */
-export function checkDedupKey(value: unknown, queue?: string): string {
+export function checkDedupKey(value: unknown, queue?: string, argument = 'dedupKey'): string {
   if (typeof value !== 'string' || value.length === 0 || Buffer.byteLength(value, 'utf8') > DEDUP_MAX_BYTES) {
-    fail('dedupKey', `must be a non-empty string of at most ${DEDUP_MAX_BYTES} bytes`, value, queue);
+    fail(argument, `must be a non-empty string of at most ${DEDUP_MAX_BYTES} bytes`, value, queue);
   }
   return value as string;
 }
@@ -61,17 +65,17 @@ export function checkOptions<T extends object>(argument: string, value: unknown,
 }
 
 /** Serialises a payload to JSON, within the size limit. */
-export function encodePayload(value: unknown, maxBytes: number, queue?: string): string {
+export function encodePayload(value: unknown, maxBytes: number, queue?: string, argument = 'payload'): string {
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
   } catch (err) {
-    throw new EchoMqError(payloadNotJson((err as Error).message), { argument: 'payload', queue, cause: err });
+    throw new EchoMqError(payloadNotJson((err as Error).message, argument), { argument, queue, cause: err });
   }
   if (json === undefined) {
-    throw new EchoMqError(payloadNotJson(`${typeof value} has no JSON form`), { argument: 'payload', queue });
+    throw new EchoMqError(payloadNotJson(`${typeof value} has no JSON form`, argument), { argument, queue });
   }
   const bytes = Buffer.byteLength(json, 'utf8');
-  if (bytes > maxBytes) throw new EchoMqError(payloadTooLarge(bytes, maxBytes), { argument: 'payload', queue });
+  if (bytes > maxBytes) throw new EchoMqError(payloadTooLarge(bytes, maxBytes, argument), { argument, queue });
   return json;
 }

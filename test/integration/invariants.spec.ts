@@ -1,0 +1,307 @@
+import IORedis from 'ioredis';
+import { TestRedisServer } from '../support/redis-server';
+import { lanesOn } from '../support/lanes';
+import { QueueTracker, keysOf, serverTimeMs, waitPastServerTime } from '../support/engine';
+import { mintJobId } from '../../lib/ids/job-id';
+import type { LanesService } from '../../lib/lanes.service';
+
+/** mulberry32: a small seeded PRNG, so a failing run can be replayed with its seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SEED = Number(process.env.ECHOMQ_SEED ?? 20240101);
+const CLIENTS = 4;
+const ROUNDS = 5;
+const OPS_PER_CLIENT_PER_ROUND = 250; // 4 × 5 × 250 = 5,000 concurrent operations
+const SEQUENTIAL_OPS = 3_000;
+const GROUPS = [...Array(100).keys()].map((i) => (i % 10 === 7 ? `lane:${i}:ü` : `L${i}`));
+
+/** Test-side read of many lane depths at once (read-only). */
+const DEPTHS_LUA = "local out = {} for i = 1, #KEYS do out[i] = redis.call('ZCARD', KEYS[i]) end return out";
+
+/** What the clients saw, shared by all of them. */
+interface Ledger {
+  submitted: Set<string>;
+  completed: Set<string>;
+  knownDead: Set<string>;
+  ops: Record<string, number>;
+}
+
+interface Held {
+  id: string;
+  attempt: number;
+}
+
+type Op = (lanes: LanesService, rnd: () => number, held: Held[]) => Promise<void>;
+
+describe('invariants under a seeded random run', () => {
+  let server: TestRedisServer;
+  let client: IORedis;
+  const queues = new QueueTracker();
+
+  beforeAll(async () => {
+    server = await TestRedisServer.start();
+    client = server.client();
+  });
+  afterEach(() => queues.dropAll(client));
+  afterAll(async () => {
+    await client.quit();
+    await server.stop();
+  });
+
+  /** Checks every engine invariant on a quiet queue; returns the number of live rows. */
+  async function checkInvariants(q: string, ledger: Ledger, when: string): Promise<number> {
+    const k = keysOf(q);
+    const fail = (msg: string): never => {
+      throw new Error(`[seed ${SEED}, ${when}] ${msg}`);
+    };
+    const [ring, ringset, paused, glimit, gactive, active, schedule, dead, dedup, stats] = await Promise.all([
+      client.lrange(k.ring, 0, -1), client.smembers(k.ringSet), client.smembers(k.paused), client.hgetall(k.limit),
+      client.hgetall(k.gactive), client.zrange(k.active, 0, -1), client.zrange(k.schedule, 0, -1), client.zrange(k.dead, 0, -1),
+      client.hgetall(k.dedup), client.hgetall(k.stats),
+    ]);
+    const laneKeys = await client.keys(`${k.base}g:*`);
+    const laneGroups = laneKeys.map((key) => key.slice(k.base.length + 2, -':pending'.length));
+    for (const g of laneGroups) if (!GROUPS.includes(g)) fail(`unexpected lane key for group ${g}`);
+    const depth = new Map<string, string[]>();
+    const pipe = client.pipeline();
+    for (const g of GROUPS) pipe.zrange(k.lane(g), 0, -1);
+    const lanesMembers = (await pipe.exec())!.map(([, r]) => r as string[]);
+    GROUPS.forEach((g, i) => depth.set(g, lanesMembers[i]));
+
+    // The ring: exactly the serviceable lanes, no duplicates; the ring set mirrors it.
+    const pausedSet = new Set(paused);
+    const serviceable = GROUPS.filter((g) => {
+      const lim = glimit[g] === undefined ? undefined : Number(glimit[g]);
+      return depth.get(g)!.length > 0 && !pausedSet.has(g) && (lim === undefined || Number(gactive[g] ?? 0) < lim);
+    }).sort();
+    if (new Set(ring).size !== ring.length) fail(`ring has duplicates: ${ring.join(',')}`);
+    expect({ when, ring: [...ring].sort() }).toEqual({ when, ring: serviceable });
+    expect({ when, ringset: [...ringset].sort() }).toEqual({ when, ringset: serviceable });
+
+    // Every place a job id can be, and the rows.
+    const places = new Map<string, string[]>();
+    const put = (id: string, place: string) => places.set(id, [...(places.get(id) ?? []), place]);
+    GROUPS.forEach((g) => depth.get(g)!.forEach((id) => put(id, `lane:${g}`)));
+    schedule.forEach((id) => put(id, 'schedule'));
+    active.forEach((id) => put(id, 'active'));
+    dead.forEach((id) => put(id, 'dead'));
+    const jobKeys = await client.keys(`${k.base}job:*`);
+    const rowPipe = client.pipeline();
+    for (const key of jobKeys) rowPipe.hgetall(key);
+    const rows = new Map<string, Record<string, string>>();
+    (await rowPipe.exec())!.forEach(([, r], i) => rows.set(jobKeys[i].slice(`${k.base}job:`.length), r as Record<string, string>));
+
+    const where: Record<string, string> = { pending: 'lane', scheduled: 'schedule', active: 'active', dead: 'dead' };
+    const activeCount = new Map<string, number>();
+    for (const [id, row] of rows) {
+      const at = places.get(id) ?? [];
+      if (!(row.state in where)) fail(`job ${id} has state ${row.state}`);
+      const expected = row.state === 'pending' ? `lane:${row.group}` : where[row.state];
+      if (at.length !== 1 || at[0] !== expected) fail(`job ${id} (state ${row.state}, group ${row.group}) is in [${at.join(', ')}]`);
+      if (row.state === 'active') {
+        activeCount.set(row.group, (activeCount.get(row.group) ?? 0) + 1);
+        if (Number(row.attempts) < 1) fail(`active job ${id} has attempts ${row.attempts}`);
+      }
+      if (!ledger.submitted.has(id)) fail(`job ${id} was never returned by a submit`);
+      if (ledger.completed.has(id)) fail(`job ${id} was completed but its row is still there`);
+      if (row.dedup !== undefined && dedup[row.dedup] !== id) fail(`job ${id}'s dedup key ${row.dedup} points at ${dedup[row.dedup]}`);
+    }
+    for (const [id, at] of places) if (!rows.has(id)) fail(`${id} is in [${at.join(', ')}] without a row`);
+    for (const [key, id] of Object.entries(dedup)) if (rows.get(id)?.dedup !== key) fail(`dedup ${key} points at ${id}, not live with that key`);
+
+    // gactive per lane equals that lane's jobs in the active set; no zero or negative counts kept.
+    const gactiveNumbers = Object.fromEntries(Object.entries(gactive).map(([g, n]) => [g, Number(n)]));
+    expect({ when, gactive: gactiveNumbers }).toEqual({ when, gactive: Object.fromEntries(activeCount) });
+
+    // Nothing lost: every submitted id is completed (and counted) or still present.
+    for (const id of ledger.submitted) {
+      if (!ledger.completed.has(id) && !rows.has(id)) fail(`job ${id} was submitted, never completed, and is gone`);
+    }
+    if (Number(stats.completed ?? 0) !== ledger.completed.size) fail(`stats say ${stats.completed} completed, the clients saw ${ledger.completed.size}`);
+    if (ledger.completed.size + rows.size !== ledger.submitted.size) {
+      fail(`${ledger.submitted.size} submitted != ${ledger.completed.size} completed + ${rows.size} live`);
+    }
+    return rows.size;
+  }
+
+  /** The ring and the active counts only, in one round trip: cheap enough to run after every operation. */
+  async function checkRing(q: string, when: string): Promise<void> {
+    const k = keysOf(q);
+    // NOTE: the depths of the 100 lanes come from one read-only EVAL, a 100-command pipeline per
+    // operation would make this phase several times slower.
+    const pipe = client.pipeline().lrange(k.ring, 0, -1).smembers(k.ringSet).smembers(k.paused).hgetall(k.limit).hgetall(k.gactive)
+      .zrange(k.active, 0, -1).eval(DEPTHS_LUA, GROUPS.length, ...GROUPS.map((g) => k.lane(g)));
+    const r = (await pipe.exec())!.map(([err, v]) => {
+      if (err) throw err;
+      return v;
+    });
+    const [ring, ringset, paused, glimit, gactive, active, depths] = r as [
+      string[], string[], string[], Record<string, string>, Record<string, string>, string[], number[]];
+    const serviceable = GROUPS.filter((g, i) => depths[i] > 0 && !paused.includes(g)
+      && (glimit[g] === undefined || Number(gactive[g] ?? 0) < Number(glimit[g]))).sort();
+    const problem = new Set(ring).size !== ring.length ? `duplicates in ring ${ring}`
+      : JSON.stringify([...ring].sort()) !== JSON.stringify(serviceable) ? `ring [${[...ring].sort()}] != serviceable [${serviceable}]`
+        : JSON.stringify([...ringset].sort()) !== JSON.stringify(serviceable) ? `ringset [${[...ringset].sort()}] != serviceable [${serviceable}]`
+          : Object.values(gactive).reduce((n, v) => n + Number(v), 0) !== active.length ? `gactive ${JSON.stringify(gactive)} != ${active.length} leases`
+            : undefined;
+    if (problem) throw new Error(`[seed ${SEED}, ${when}] ${problem}`);
+  }
+
+  it('8,000 random operations over 100 lanes from 4 clients keep every invariant, and lose nothing', async () => {
+    const q = queues.queue();
+    const ledger: Ledger = { submitted: new Set(), completed: new Set(), knownDead: new Set(), ops: {} };
+    const conns = [...Array(CLIENTS)].map(() => server.client());
+    const services = conns.map((c) => lanesOn(c, { maxAttempts: 3, leaseMs: 40, backoff: { delayMs: 5, factor: 2, maxDelayMs: 20 } }));
+    const group = (rnd: () => number) => GROUPS[Math.floor(rnd() * rnd() * GROUPS.length)]; // skewed: low lanes are hot
+    const int = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+    const takeHeld = (rnd: () => number, held: Held[]): Held | undefined =>
+      held.length ? held.splice(Math.floor(rnd() * held.length), 1)[0] : undefined;
+    const keep = (held: Held[], jobs: { id: string; attempt: number }[]) => jobs.forEach((j) => held.push({ id: j.id, attempt: j.attempt }));
+
+    const ops: [number, string, Op][] = [
+      [14, 'submit', async (l, rnd) => {
+        const r = rnd();
+        const opts = r < 0.15 ? { dedupKey: `dk${int(rnd, 0, 30)}` } : r < 0.3 ? { delayMs: int(rnd, 1, 30) }
+          : r < 0.4 ? { maxAttempts: int(rnd, 1, 4) } : undefined;
+        ledger.submitted.add(await l.submit(q, group(rnd), { r }, opts));
+      }],
+      [6, 'submitMany', async (l, rnd) => {
+        const own = mintJobId();
+        const items = [...Array(int(rnd, 1, 8))].map(() => ({ group: group(rnd), payload: { n: rnd() } as unknown, opts: undefined as object | undefined }));
+        items.push({ group: group(rnd), payload: 'own', opts: { jobId: own } }, { group: group(rnd), payload: 'again', opts: { jobId: own } });
+        if (rnd() < 0.3) items.push({ group: group(rnd), payload: 'late', opts: { delayMs: int(rnd, 1, 25) } });
+        const ids = await l.submitMany(q, items as never);
+        expect(ids[ids.length - (items.length - items.findIndex((i) => i.payload === 'again'))]).toBe(own);
+        ids.forEach((id) => ledger.submitted.add(id));
+      }],
+      [16, 'claim', async (l, rnd, held) => {
+        const job = await l.claim(q, { leaseMs: int(rnd, 5, 80) });
+        if (job) keep(held, [job]);
+      }],
+      [3, 'claimMany', async (l, rnd, held) => keep(held, (await l.claimMany(q, int(rnd, 1, 6), { leaseMs: int(rnd, 5, 80) })).jobs)],
+      [8, 'wclaim', async (l, rnd, held) => keep(held, await l.wclaim(q, { leaseMs: int(rnd, 5, 80), max: rnd() < 0.3 ? int(rnd, 1, 3) : undefined }))],
+      [20, 'complete', async (l, rnd, held) => {
+        const h = takeHeld(rnd, held);
+        if (!h) return;
+        const stale = rnd() < 0.05;
+        const ok = await l.complete(q, h.id, stale ? h.attempt + 1_000 : h.attempt);
+        if (stale) expect(ok).toBe(false);
+        if (ok) {
+          if (ledger.completed.has(h.id)) throw new Error(`${h.id} completed twice`);
+          ledger.completed.add(h.id);
+        }
+      }],
+      [8, 'fail', async (l, rnd, held) => {
+        const h = takeHeld(rnd, held);
+        if (!h) return;
+        const outcome = await l.fail(q, h.id, h.attempt, new Error(`failed ${h.attempt}`));
+        if (outcome === 'dead') ledger.knownDead.add(h.id);
+      }],
+      [5, 'extend', async (l, rnd, held) => {
+        const h = held[Math.floor(rnd() * held.length)];
+        if (h) await l.extend(q, h.id, h.attempt, int(rnd, 5, 80));
+      }],
+      [2, 'release', async (l, rnd, held) => {
+        const h = takeHeld(rnd, held);
+        if (h) await l.release(q, h.id, h.attempt);
+      }],
+      [4, 'reap', async (l) => void (await l.reap(q))],
+      [3, 'weight', async (l, rnd) => l.weight(q, group(rnd), int(rnd, 1, 4))],
+      [4, 'limit', async (l, rnd) => l.limit(q, group(rnd), rnd() < 0.4 ? null : int(rnd, 1, 4))],
+      [3, 'pause', async (l, rnd) => l.pause(q, group(rnd))],
+      [4, 'resume', async (l, rnd) => l.resume(q, group(rnd))],
+      [3, 'retryDead', async (l, rnd) => {
+        if (ledger.knownDead.size === 0 || rnd() < 0.2) {
+          (await l.dead(q, { count: 50 })).forEach((j) => ledger.knownDead.add(j.id));
+          return;
+        }
+        const ids = [...ledger.knownDead];
+        const id = ids[Math.floor(rnd() * ids.length)];
+        ledger.knownDead.delete(id);
+        await l.retryDead(q, id);
+      }],
+    ];
+    const total = ops.reduce((n, [w]) => n + w, 0);
+    const pick = (rnd: () => number): [string, Op] => {
+      let x = rnd() * total;
+      for (const [w, name, op] of ops) {
+        x -= w;
+        if (x < 0) return [name, op];
+      }
+      return [ops[0][1], ops[0][2]];
+    };
+
+    try {
+      const rnds = services.map((_, i) => prng(SEED * 31 + i));
+      const helds: Held[][] = services.map(() => []);
+      const step = async (c: number): Promise<string> => {
+        const [name, op] = pick(rnds[c]);
+        ledger.ops[name] = (ledger.ops[name] ?? 0) + 1;
+        await op(services[c], rnds[c], helds[c]);
+        return name;
+      };
+      // Four clients at once; every invariant checked whenever they pause.
+      for (let round = 1; round <= ROUNDS; round++) {
+        await Promise.all(services.map(async (_, c) => {
+          for (let n = 0; n < OPS_PER_CLIENT_PER_ROUND; n++) await step(c);
+        }));
+        await checkInvariants(q, ledger, `after round ${round}`);
+      }
+      // One client at a time, the ring checked after every single operation, so that a transition
+      // that leaves the ring wrong is caught before a later one happens to repair it.
+      for (let n = 0; n < SEQUENTIAL_OPS; n++) {
+        const name = await step(n % CLIENTS);
+        await checkRing(q, `sequential op ${n} (${name})`);
+      }
+      await checkInvariants(q, ledger, 'after the sequential phase');
+      const opCount = Object.values(ledger.ops).reduce((a, b) => a + b, 0);
+      expect(opCount).toBeGreaterThanOrEqual(5_000);
+      // The mix really exercised the engine: leases expired and were reaped, jobs died and came back.
+      const stats = await services[0].stats(q);
+      expect(stats.completed).toBeGreaterThan(100);
+      expect(stats.retried).toBeGreaterThan(10);
+      expect(stats.dead).toBeGreaterThan(0);
+
+      // Drain: every lane back in service, every lease and backoff past; then everything completes.
+      const lanes = services[0];
+      for (const g of GROUPS) {
+        await lanes.resume(q, g);
+        await lanes.limit(q, g, null);
+      }
+      await checkInvariants(q, ledger, 'after resuming every lane');
+      for (let pass = 0; pass < 10; pass++) {
+        const k = keysOf(q);
+        const last = await client.zrange(k.active, -1, -1, 'WITHSCORES');
+        const due = await client.zrange(k.schedule, -1, -1, 'WITHSCORES');
+        const until = Math.max(Number(last[1] ?? 0), Number(due[1] ?? 0), await serverTimeMs(client));
+        await waitPastServerTime(client, until);
+        await lanes.reap(q, { maxAttempts: 1_000_000 });
+        await lanes.promote(q);
+        for (const j of await lanes.dead(q, { count: 100_000 })) await lanes.retryDead(q, j.id);
+        for (;;) {
+          const { jobs } = await lanes.claimMany(q, 100);
+          if (jobs.length === 0) break;
+          for (const j of jobs) {
+            expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
+            ledger.completed.add(j.id);
+          }
+        }
+        if ((await checkInvariants(q, ledger, `after drain pass ${pass}`)) === 0) break;
+      }
+      expect(ledger.completed.size).toBe(ledger.submitted.size);
+      const left = (await client.keys(`${keysOf(q).base}*`)).map((key) => key.slice(keysOf(q).base.length)).sort();
+      expect(left.filter((key) => !['gweight', 'stats', 'wake'].includes(key))).toEqual([]);
+    } finally {
+      await Promise.all(conns.map((c) => c.quit()));
+    }
+  });
+});

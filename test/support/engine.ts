@@ -1,0 +1,76 @@
+import type IORedis from 'ioredis';
+import type { LaneJob } from '../../lib/interfaces';
+import type { LanesService } from '../../lib/lanes.service';
+import { LaneKeys } from '../../lib/redis/lane-keys';
+import { dropQueue, testQueue } from './lanes';
+
+/** The server clock in ms, as the scripts read it (TIME). */
+export async function serverTimeMs(client: IORedis): Promise<number> {
+  const [s, us] = (await client.time()) as unknown as [string | number, string | number];
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+}
+
+/** Polls `probe` until it returns something truthy; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | false | null | undefined>, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Waits until the server clock is strictly past `ms` (a lease deadline or a due time). */
+export async function waitPastServerTime(client: IORedis, ms: number, timeoutMs = 5_000): Promise<void> {
+  await waitFor(`server time past ${ms}`, async () => (await serverTimeMs(client)) > ms, timeoutMs);
+}
+
+/** Hands out unique queue names for a test file and deletes their keys afterwards. */
+export class QueueTracker {
+  private readonly made: string[] = [];
+
+  /** A new queue name, remembered for {@link dropAll}. */
+  queue(): string {
+    const q = testQueue();
+    this.made.push(q);
+    return q;
+  }
+
+  /** Deletes every key of every queue handed out since the last call. */
+  async dropAll(client: IORedis): Promise<void> {
+    for (const q of this.made.splice(0)) await dropQueue(client, q);
+  }
+}
+
+/** Keys of a queue under the default prefix. */
+export const keysOf = (queue: string): LaneKeys => new LaneKeys('emq', queue);
+
+/** Claims and completes until nothing is serviceable; returns the jobs in serve order. */
+export async function drain(lanes: LanesService, queue: string, limit = 100_000): Promise<LaneJob[]> {
+  const served: LaneJob[] = [];
+  for (let i = 0; i < limit; i++) {
+    const job = await lanes.claim(queue);
+    if (!job) return served;
+    served.push(job);
+    if (!(await lanes.complete(queue, job.id, job.attempt))) throw new Error(`could not complete ${job.id}`);
+  }
+  throw new Error(`drain of ${queue} did not finish within ${limit} claims`);
+}
+
+/** `group` + the payload's `i`, for compact order assertions. */
+export const tag = (job: LaneJob): string => `${job.group}${(job.payload as { i: number }).i}`;
+
+/** Every key on the server with its type and contents (a test file's private server). */
+export async function snapshotAll(client: IORedis): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const key of (await client.keys('*')).sort()) {
+    const type = await client.type(key);
+    if (type === 'hash') out[key] = await client.hgetall(key);
+    else if (type === 'zset') out[key] = await client.zrange(key, 0, -1, 'WITHSCORES');
+    else if (type === 'list') out[key] = await client.lrange(key, 0, -1);
+    else if (type === 'set') out[key] = (await client.smembers(key)).sort();
+    else out[key] = await client.get(key);
+  }
+  return out;
+}
