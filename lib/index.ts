@@ -2,7 +2,7 @@ export { EchoMqModule } from './echomq.module';
 export { LanesService } from './lanes.service';
 export { LaneConsumer, Weighted } from './decorators';
 export { EchoMqError } from './errors';
-export type { EchoMqErrorContext } from './errors';
+export type { EchoMqErrorCode, EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';
 export type {
   LaneJob, LaneInfo, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, SubmitOptions, SubmitItem,

@@ -95,7 +95,7 @@ export class LanesService implements OnModuleInit {
       const r = await this.scripts.submit(k, job);
       if (r.status !== 'collide') return r.id;
       // NOTE: the id is another job's; returning it would drop this job while claiming success.
-      if (i >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { queue: k.queue });
+      if (i >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
       job.id = mintJobId();
     }
   }
@@ -120,7 +120,7 @@ export class LanesService implements OnModuleInit {
         const again: typeof batch = [];
         results.forEach((r, j) => {
           if (r.status === 'collide') {
-            if (attempt >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { queue: k.queue });
+            if (attempt >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
             batch[j].job.id = mintJobId();
             again.push(batch[j]);
           } else {

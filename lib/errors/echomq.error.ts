@@ -1,5 +1,13 @@
+/**
+ * What went wrong, for code that maps errors (e.g. to HTTP statuses): bad input to a call; the
+ * server out of memory; a server refusal; no free job id; a misconfigured module or consumer.
+ */
+export type EchoMqErrorCode = 'INVALID_ARGUMENT' | 'OUT_OF_MEMORY' | 'SERVER_REJECTED' | 'IDS_EXHAUSTED' | 'MISCONFIGURED';
+
 /** Context carried by an {@link EchoMqError}. */
 export interface EchoMqErrorContext {
+  /** What went wrong. @default 'INVALID_ARGUMENT' when `argument` is given, else 'MISCONFIGURED' */
+  code?: EchoMqErrorCode;
   /** The argument that was rejected, when the error is about one. */
   argument?: string;
   /** The queue the operation was on. */
@@ -12,6 +20,8 @@ export interface EchoMqErrorContext {
 
 /** The one error class of EchoMQ: bad input, a refused operation or a misconfiguration. */
 export class EchoMqError extends Error {
+  /** What went wrong. */
+  readonly code: EchoMqErrorCode;
   /** The argument that was rejected, if any. */
   readonly argument?: string;
   /** The queue involved, if any. */
@@ -22,6 +32,7 @@ export class EchoMqError extends Error {
   constructor(message: string, context: EchoMqErrorContext = {}) {
     super(message);
     this.name = 'EchoMqError';
+    this.code = context.code ?? (context.argument !== undefined ? 'INVALID_ARGUMENT' : 'MISCONFIGURED');
     this.argument = context.argument;
     this.queue = context.queue;
     this.group = context.group;

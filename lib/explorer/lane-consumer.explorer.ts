@@ -84,14 +84,14 @@ export class LaneConsumerExplorer implements OnModuleInit {
     try {
       checkName('queue', meta.queue);
     } catch {
-      throw new EchoMqError(invalidConsumerQueue(className, meta.queue), { argument: 'queue' });
+      throw new EchoMqError(invalidConsumerQueue(className, meta.queue), { code: 'MISCONFIGURED', argument: 'queue' });
     }
     const handle = instance.handle;
     if (typeof handle !== 'function') throw new EchoMqError(missingHandle(className));
     const int = (option: string, value: unknown, min: number, max: number): number | undefined => {
       if (value === undefined) return undefined;
       if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-        throw new EchoMqError(invalidConsumerOption(className, option, `must be an integer from ${min} to ${max}`, value), { argument: option });
+        throw new EchoMqError(invalidConsumerOption(className, option, `must be an integer from ${min} to ${max}`, value), { code: 'MISCONFIGURED', argument: option });
       }
       return value;
     };

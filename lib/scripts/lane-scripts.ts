@@ -82,8 +82,8 @@ export class LaneScripts {
       const message = (err as Error)?.message ?? String(err);
       // NOTE: Redis 7 and Valkey pass the script's OOM error through as is; Redis 6.2 wraps it in
       // "ERR Error running script …: -OOM command not allowed …".
-      if (/(^|-)OOM /.test(message)) throw new EchoMqError(outOfMemory(op, queue), { queue, cause: err });
-      if (message.includes('echomq:')) throw new EchoMqError(serverRejected(op, queue, message), { queue, cause: err });
+      if (/(^|-)OOM /.test(message)) throw new EchoMqError(outOfMemory(op, queue), { code: 'OUT_OF_MEMORY', queue, cause: err });
+      if (message.includes('echomq:')) throw new EchoMqError(serverRejected(op, queue, message), { code: 'SERVER_REJECTED', queue, cause: err });
       throw err;
     }
   }

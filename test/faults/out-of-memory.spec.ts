@@ -47,6 +47,7 @@ describe('faults: the server at maxmemory', () => {
       }
     }
     expect(refusal).toBeInstanceOf(EchoMqError);
+    expect((refusal as EchoMqError).code).toBe('OUT_OF_MEMORY');
     const message = (refusal as Error).message;
     expect(message).toMatch(/out of memory/);
     expect(message).toMatch(/maxmemory/);

@@ -196,6 +196,7 @@ describe('bad input: every method rejects with an EchoMqError naming the argumen
       if (!(error instanceof EchoMqError)) throw new Error(`${what} did not reject with an EchoMqError: ${String(error)}`);
       if (error.argument !== argument) throw new Error(`${what} named "${error.argument}" instead of "${argument}": ${error.message}`);
       expect(error.message).toContain(argument);
+      expect(error.code).toBe('INVALID_ARGUMENT');
       const after = await snapshotAll(client);
       if (JSON.stringify(after) !== JSON.stringify(before)) {
         expect({ what, keys: after }).toEqual({ what, keys: before });

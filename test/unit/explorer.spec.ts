@@ -136,6 +136,7 @@ describe('LaneConsumerExplorer', () => {
   ])('fails at module init on %s, naming the class', async (_what, make, message) => {
     const err = await explore([make()]).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(EchoMqError);
+    expect((err as EchoMqError).code).toBe('MISCONFIGURED');
     expect((err as Error).message).toMatch(message);
   });
 
