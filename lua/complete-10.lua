@@ -37,6 +37,6 @@ local group = row[3]
 releaseActive(KEYS[3], KEYS[2], group, id)
 rcall('DEL', KEYS[1])
 if row[4] then rcall('HDEL', KEYS[8], row[4]) end
-rcall('HINCRBY', KEYS[10], 'completed', 1)
+rcall('HINCRBY', KEYS[10], 'completed', '1')
 ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[9])
 return 1

@@ -7,6 +7,7 @@
   taken by another job comes back as 'collide', so the caller mints again instead of dropping the
   job; taken by the same job (same group and payload: a re-sent submit) it is 'dup'.
 ]]
+local admitAt, admitAtText
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
                      ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey)
   if dedup ~= '' then
@@ -25,7 +26,9 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   end
   local state = 'pending'
   if delayMs > 0 then state = 'scheduled' end
-  rcall('HSET', jobKey, 'state', state, 'attempts', 0, 'payload', payload, 'group', group, 'at', now, 'last_error', '')
+  -- NOTE: numbers as Redis itself would print them (%.17g), the time once per script, not per job.
+  if now ~= admitAt then admitAt, admitAtText = now, string.format('%.17g', now) end
+  rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'at', admitAtText, 'last_error', '')
   if maxAttempts > 0 then rcall('HSET', jobKey, 'max', maxAttempts) end
   if dedup ~= '' then
     rcall('HSET', jobKey, 'dedup', dedup)

@@ -5,5 +5,5 @@
 ]]
 local function releaseActive(gactiveKey, activeKey, group, id)
   rcall('ZREM', activeKey, id)
-  if rcall('HINCRBY', gactiveKey, group, -1) <= 0 then rcall('HDEL', gactiveKey, group) end
+  if rcall('HINCRBY', gactiveKey, group, '-1') <= 0 then rcall('HDEL', gactiveKey, group) end
 end

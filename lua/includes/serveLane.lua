@@ -5,18 +5,25 @@
   active set, the lane's active count raised. When the lane is then empty or at its ceiling it
   leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
   Appends id, group, attempt, payload, submitted_at, last_error per job to `out`; returns the count.
+  Numbers go to redis.call() as strings (counts as %d, the lease as Redis prints it, %.17g, once
+  per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
+local serveLeaseAt, serveLeaseText
 local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
-  local popped = rcall('ZPOPMIN', base .. 'g:' .. group .. ':pending', want)
+  if leaseUntil ~= serveLeaseAt then
+    serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
+  end
+  local popped = rcall('ZPOPMIN', base .. 'g:' .. group .. ':pending', string.format('%d', want))
   local served = 0
   for i = 1, #popped, 2 do
     local id = popped[i]
     local jobKey = base .. 'job:' .. id
     local row = rcall('HMGET', jobKey, 'payload', 'at', 'last_error')
     if row[1] then
-      local attempt = rcall('HINCRBY', jobKey, 'attempts', 1)
+      -- NOTE: the design's fencing token: HINCRBY on the row, never a value computed in the script.
+      local attempt = rcall('HINCRBY', jobKey, 'attempts', '1')
       rcall('HSET', jobKey, 'state', 'active')
-      rcall('ZADD', activeKey, leaseUntil, id)
+      rcall('ZADD', activeKey, serveLeaseText, id)
       out[#out + 1] = id
       out[#out + 1] = group
       out[#out + 1] = attempt
@@ -26,7 +33,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       served = served + 1
     end
   end
-  if served > 0 then rcall('HINCRBY', gactiveKey, group, served) end
+  if served > 0 then rcall('HINCRBY', gactiveKey, group, string.format('%d', served)) end
   local left = depth - #popped / 2
   if left <= 0 or (limit and active + served >= limit) then
     rcall('RPOP', ringKey)
