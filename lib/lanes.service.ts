@@ -181,6 +181,28 @@ export class LanesService implements OnModuleInit {
     return this.scripts.complete(k, checkJobId('jobId', jobId, k.queue), checkToken(token, k.queue));
   }
 
+  /**
+   * Acknowledges many jobs in one round trip per chunk, each exactly as `complete` would; one
+   * boolean per ack, in order (false: the token was stale or the job unknown).
+   */
+  async completeMany(queue: string, acks: { jobId: string; token: number }[]): Promise<boolean[]> {
+    const k = this.keysOf(queue);
+    if (!Array.isArray(acks)) {
+      throw new EchoMqError(invalidArgument('acks', 'must be an array of { jobId, token }', acks), { argument: 'acks', queue: k.queue });
+    }
+    const checked = acks.map((a, i) => {
+      if (typeof a !== 'object' || a === null) {
+        throw new EchoMqError(invalidArgument(`acks[${i}]`, 'must be { jobId, token }', a), { argument: `acks[${i}]`, queue: k.queue });
+      }
+      return { id: checkJobId(`acks[${i}].jobId`, a.jobId, k.queue), token: checkInt(`acks[${i}].token`, a.token, 1, Number.MAX_SAFE_INTEGER, k.queue) };
+    });
+    const out: boolean[] = [];
+    for (let start = 0; start < checked.length; start += SUBMIT_CHUNK) {
+      out.push(...(await this.scripts.completeMany(k, checked.slice(start, start + SUBMIT_CHUNK))));
+    }
+    return out;
+  }
+
   /** Gives a held job back: retried after backoff into its lane, or dead once attempts are spent. */
   async fail(queue: string, jobId: string, token: number, error: unknown, opts?: FailOptions): Promise<FailOutcome> {
     const k = this.keysOf(queue);

@@ -24,7 +24,7 @@
   Derived keys: the job's lane emq:{q}:g:<group>:pending, from ARGV[1] pinned to KEYS[6].
 ]]
 local rcall = redis.call
---- @include "ringJoin"
+--- @include "reopenLane"
 --- @include "releaseActive"
 
 local base, id, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -34,9 +34,9 @@ end
 local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'dedup')
 if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
 local group = row[3]
-releaseActive(KEYS[3], KEYS[2], group, id)
+local left = releaseActive(KEYS[3], KEYS[2], group, id)
 rcall('DEL', KEYS[1])
 if row[4] then rcall('HDEL', KEYS[8], row[4]) end
 rcall('HINCRBY', KEYS[10], 'completed', '1')
-ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[9])
+reopenLane(base, group, left, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[9])
 return 1

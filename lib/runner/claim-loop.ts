@@ -32,6 +32,9 @@ export class ClaimLoop {
   private readonly running = new Map<string, Held>();
   /** Jobs of a weighted turn beyond the free slots: held (leases renewed) until a slot frees. */
   private readonly waiting: Held[] = [];
+  /** Acks and fails on their way to the server, awaited at stop. */
+  private readonly settling = new Set<Promise<void>>();
+  private readonly acks: { job: LaneJob; resolve: (ok: boolean) => void; reject: (err: unknown) => void }[] = [];
   private readonly abort = new AbortController();
   private slotWaiter?: () => void;
   private renewTimer?: NodeJS.Timeout;
@@ -79,6 +82,7 @@ export class ClaimLoop {
       new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
     ]);
     clearTimeout(timer);
+    await Promise.allSettled([...this.settling]);
     clearInterval(this.renewTimer);
     const unfinished = [...this.running.values(), ...this.waiting.splice(0)];
     if (this.running.size > 0) {
@@ -155,41 +159,70 @@ export class ClaimLoop {
 
   private begin(held: Held): void {
     this.running.set(held.job.id, held);
-    held.done = this.handle(held).finally(() => {
+    held.done = this.execute(held).finally(() => {
       this.running.delete(held.job.id);
       this.wakeSlot();
     });
   }
 
-  private async handle(held: Held): Promise<void> {
+  /**
+   * Runs the handler, then settles the job without holding the slot: the ack (or fail) and the
+   * next claim leave in the same turn of the event loop, on one connection, in that order.
+   */
+  private async execute(held: Held): Promise<void> {
     const { job } = held;
-    const { lanes, logger } = this.deps;
-    const queue = this.consumer.queue;
+    let settle: Promise<void>;
     try {
       await this.consumer.handler(job);
+      settle = this.ack(job).then(
+        (ok) => {
+          if (!ok) this.deps.logger.warn(`${this.consumer.name}: job ${job.id} finished after its lease was lost (attempt ${job.attempt}); the completion was refused.`);
+        },
+        (err: unknown) => {
+          this.deps.logger.error(`${this.consumer.name}: could not complete job ${job.id} (${(err as Error).message}); it is served again after its lease.`);
+        },
+      );
     } catch (err) {
-      try {
-        const outcome = await lanes.fail(queue, job.id, job.attempt, err, { maxAttempts: this.consumer.maxAttempts });
-        const reason = err instanceof Error ? err.message : String(err);
-        if (outcome === 'dead') {
-          logger.error(`${this.consumer.name}: job ${job.id} of lane "${job.group}" is dead after attempt ${job.attempt}: ${reason}`, (err as Error)?.stack);
-        } else if (outcome === 'retry') {
-          logger.warn(`${this.consumer.name}: job ${job.id} of lane "${job.group}" failed on attempt ${job.attempt} and will be retried: ${reason}`);
-        } else {
-          logger.warn(`${this.consumer.name}: job ${job.id} failed after its lease was lost; the failure was not recorded.`);
-        }
-      } catch (failErr) {
-        logger.error(`${this.consumer.name}: could not record the failure of job ${job.id} (${(failErr as Error).message}); it is served again after its lease.`);
-      }
-      return;
+      settle = this.failJob(job, err);
     }
+    this.settling.add(settle);
+    void settle.finally(() => this.settling.delete(settle));
+  }
+
+  private async failJob(job: LaneJob, err: unknown): Promise<void> {
+    const { lanes, logger } = this.deps;
     try {
-      const ok = await lanes.complete(queue, job.id, job.attempt);
-      if (!ok) {
-        logger.warn(`${this.consumer.name}: job ${job.id} finished after its lease was lost (attempt ${job.attempt}); the completion was refused.`);
+      const outcome = await lanes.fail(this.consumer.queue, job.id, job.attempt, err, { maxAttempts: this.consumer.maxAttempts });
+      const reason = err instanceof Error ? err.message : String(err);
+      if (outcome === 'dead') {
+        logger.error(`${this.consumer.name}: job ${job.id} of lane "${job.group}" is dead after attempt ${job.attempt}: ${reason}`, (err as Error)?.stack);
+      } else if (outcome === 'retry') {
+        logger.warn(`${this.consumer.name}: job ${job.id} of lane "${job.group}" failed on attempt ${job.attempt} and will be retried: ${reason}`);
+      } else {
+        logger.warn(`${this.consumer.name}: job ${job.id} failed after its lease was lost; the failure was not recorded.`);
       }
+    } catch (failErr) {
+      logger.error(`${this.consumer.name}: could not record the failure of job ${job.id} (${(failErr as Error).message}); it is served again after its lease.`);
+    }
+  }
+
+  /** Queues an ack; the acks of one turn of the event loop go to the server in one script call. */
+  private ack(job: LaneJob): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.acks.push({ job, resolve, reject });
+      if (this.acks.length === 1) setImmediate(() => void this.flushAcks());
+    });
+  }
+
+  private async flushAcks(): Promise<void> {
+    const batch = this.acks.splice(0);
+    if (batch.length === 0) return;
+    try {
+      const results = await this.deps.lanes.completeMany(
+        this.consumer.queue, batch.map((a) => ({ jobId: a.job.id, token: a.job.attempt })));
+      batch.forEach((a, i) => a.resolve(results[i]));
     } catch (err) {
-      logger.error(`${this.consumer.name}: could not complete job ${job.id} (${(err as Error).message}); it is served again after its lease.`);
+      for (const a of batch) a.reject(err);
     }
   }
 

@@ -40,6 +40,7 @@ export const SCRIPT_OF = {
   claim: 'claim',
   wclaim: 'wclaim',
   complete: 'complete',
+  completeMany: 'completeMany',
   fail: 'fail',
   extend: 'extend',
   reap: 'reap',
@@ -125,6 +126,15 @@ export class LaneScripts {
       [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats],
       [k.base, id, token]);
     return reply === 1;
+  }
+
+  /** One result per ack, in order: true when completed, false when the token was stale. */
+  async completeMany(k: LaneKeys, acks: { id: string; token: number }[]): Promise<boolean[]> {
+    const args: (string | number)[] = [k.base, acks.length];
+    for (const a of acks) args.push(a.id, a.token);
+    const reply = (await this.run('completeMany', k.queue, 'completeMany',
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats], args)) as number[];
+    return reply.map((r) => r === 1);
   }
 
   async fail(k: LaneKeys, id: string, token: number, error: string, p: FailPolicy): Promise<'retry' | 'dead' | 'stale'> {

@@ -1,0 +1,13 @@
+--- @include "ringJoin"
+--[[
+  reopenLane(base, group, activeLeft, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  After a lane's active count dropped and nothing was added to the lane: only a ceiling can have
+  kept it off the ring, so a lane without one needs nothing more than this one HGET (the common
+  case, on every ack); a lane now under its ceiling goes through ringJoin.
+]]
+local function reopenLane(base, group, activeLeft, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  local lim = tonumber(rcall('HGET', glimitKey, group))
+  if lim and activeLeft < lim then
+    ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  end
+end
