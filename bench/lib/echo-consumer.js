@@ -245,7 +245,7 @@ function startEchoConsumer(o) {
 /**
  * The same interface on the library's own claim loop (dist/runner/claim-loop), for comparison:
  * `node bench/run.js --consumer=library`. Acks are observed by wrapping complete/fail on the
- * consumer's own LanesService instance; claimsInFlight does not apply.
+ * consumer's own LanesService instance (complete, completeMany, fail); claimsInFlight does not apply.
  */
 function startLibraryConsumer(o) {
   let ClaimLoop;
@@ -265,6 +265,16 @@ function startLibraryConsumer(o) {
     else stats.stale += 1;
     onAck({ id }, ok ? 'completed' : 'stale');
     return ok;
+  };
+  const completeMany = lanes.completeMany.bind(lanes);
+  lanes.completeMany = async (q, acks) => {
+    const results = await completeMany(q, acks);
+    results.forEach((ok, i) => {
+      if (ok) stats.completed += 1;
+      else stats.stale += 1;
+      onAck({ id: acks[i].jobId }, ok ? 'completed' : 'stale');
+    });
+    return results;
   };
   lanes.fail = async (q, id, token, error, opts) => {
     const outcome = await fail(q, id, token, error, opts);
