@@ -5,8 +5,8 @@
 //   npm run bench         build, then every scenario, 3 rounds each → bench/results/latest.{md,json}, skew.svg
 //   npm run bench:smoke   build, then every scenario once at tiny sizes (seconds; CI) → bench/results/tmp/
 //
-// Options: --smoke, --rounds=N, --only=submit,e2e,…, --consumer=bench|library (the EchoMQ consumer:
-// the bench's own loop, or the library's claim loop). Anything but the plain full run writes to
+// Options: --smoke, --rounds=N, --only=submit,e2e,…, --consumer=library|bench (the EchoMQ consumer:
+// the library's claim loop, the default, or the bench's own two-stream loop on LanesService). Anything but the plain full run writes to
 // bench/results/tmp/, so the committed results are only ever replaced by a full run.
 // Exits non-zero on any error; timings are reported, never asserted.
 const fs = require('fs');
@@ -75,7 +75,7 @@ const SMOKE = {
 };
 
 function parseArgs(argv) {
-  const args = { smoke: false, only: null, rounds: null, consumer: 'bench' };
+  const args = { smoke: false, only: null, rounds: null, consumer: 'library' };
   for (const a of argv) {
     if (a === '--smoke') args.smoke = true;
     else if (a.startsWith('--only=')) args.only = a.slice(7).split(',').filter(Boolean);
@@ -168,7 +168,7 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   const cfg = { ...(args.smoke ? SMOKE : FULL) };
   if (args.rounds) cfg.rounds = args.rounds;
-  const partial = args.smoke || Boolean(args.only) || Boolean(args.rounds) || args.consumer !== 'bench';
+  const partial = args.smoke || Boolean(args.only) || Boolean(args.rounds) || args.consumer !== 'library';
   // The EchoMQ consumer: the bench's loop (bench/lib/echo-consumer.js) or the library's claim loop.
   process.env.ECHOMQ_BENCH_CONSUMER = args.consumer;
   const outDir = path.join(__dirname, 'results', partial ? 'tmp' : '');

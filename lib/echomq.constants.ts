@@ -11,6 +11,8 @@ export const WEIGHTED_METADATA = 'echomq:weighted';
 export const DEFAULT_PREFIX = 'emq';
 /** @internal Jobs per submitMany script call. */
 export const SUBMIT_CHUNK = 500;
+/** @internal Jobs one claim script may serve at most: bounded work per call; callers call again. */
+export const CLAIM_BATCH_MAX = 1_000;
 /** @internal Due scheduled jobs a claim promotes first, at most. */
 export const PROMOTE_PER_CLAIM = 100;
 /** @internal Expired leases one reap script call handles, at most. */

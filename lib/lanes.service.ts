@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT, ERROR_MAX_CHARS, PROMOTE_PER_CLAIM, REAP_PER_CALL, SUBMIT_CHUNK } from './echomq.constants';
+import { CLAIM_BATCH_MAX, ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT, ERROR_MAX_CHARS, PROMOTE_PER_CLAIM, REAP_PER_CALL, SUBMIT_CHUNK } from './echomq.constants';
 import { evictionPolicyWarning, idsExhausted, invalidArgument } from './echomq.messages';
 import { EchoMqError } from './errors';
 import { mintJobId, setJobIdNode } from './ids/job-id';
@@ -149,12 +149,12 @@ export class LanesService implements OnModuleInit {
   }
 
   /**
-   * Serves up to `count` jobs, exactly what `count` claims in a row would serve, in one round trip.
+   * Serves up to `count` jobs (1 to 1,000), exactly what `count` claims in a row would serve, in one round trip.
    * `dueInMs` is how long until the earliest scheduled job falls due, by the server clock (-1 when none).
    */
   async claimMany<T = unknown>(queue: string, count: number, opts?: ClaimOptions): Promise<{ jobs: LaneJob<T>[]; dueInMs: number }> {
     const k = this.keysOf(queue);
-    const n = checkInt('count', count, 1, MAX_COUNT, k.queue);
+    const n = checkInt('count', count, 1, CLAIM_BATCH_MAX, k.queue);
     const o = checkOptions<ClaimOptions>('opts', opts, k.queue);
     return (await this.scripts.claim(k, this.leaseOf(k.queue, o), n, PROMOTE_PER_CLAIM)) as { jobs: LaneJob<T>[]; dueInMs: number };
   }
@@ -171,7 +171,7 @@ export class LanesService implements OnModuleInit {
   async wclaimTurn<T = unknown>(queue: string, opts?: WeightedClaimOptions): Promise<{ jobs: LaneJob<T>[]; dueInMs: number }> {
     const k = this.keysOf(queue);
     const o = checkOptions<WeightedClaimOptions>('opts', opts, k.queue);
-    const max = checkOptInt('opts.max', o.max, 1, MAX_COUNT, k.queue) ?? 0;
+    const max = checkOptInt('opts.max', o.max, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
     return (await this.scripts.wclaim(k, this.leaseOf(k.queue, o), max, PROMOTE_PER_CLAIM)) as { jobs: LaneJob<T>[]; dueInMs: number };
   }
 

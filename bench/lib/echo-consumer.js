@@ -1,9 +1,8 @@
 'use strict';
-// The bench's EchoMQ consumer, written on LanesService alone, standing in for the library's own
-// claim loop (lib/runner). Everything the scenarios need from a consumer goes through
-// startConsumer() at the end of this file, so swapping the loop means changing that one function
-// (same options, same returned { stop(), stats }); `--consumer=library` already swaps in the
-// library's ClaimLoop.
+// The EchoMQ consumers of the bench. By default the scenarios run the library's own claim loop
+// (lib/runner/claim-loop, what an application gets); `--consumer=bench` runs the loop below instead,
+// written on LanesService alone with two claim streams in flight, to show what the engine allows.
+// Both go through startConsumer() at the end of this file (same options, same { stop(), stats }).
 //
 // How it works:
 // - slots: at most `concurrency` jobs are leased to this consumer at once (running handlers plus
@@ -312,9 +311,9 @@ function startLibraryConsumer(o) {
   };
 }
 
-/** The consumer the scenarios use: the bench's loop, or the library's with ECHOMQ_BENCH_CONSUMER=library. */
+/** The consumer the scenarios use: the library's claim loop, or the bench's own with ECHOMQ_BENCH_CONSUMER=bench. */
 function startConsumer(o) {
-  return process.env.ECHOMQ_BENCH_CONSUMER === 'library' ? startLibraryConsumer(o) : startEchoConsumer(o);
+  return process.env.ECHOMQ_BENCH_CONSUMER === 'bench' ? startEchoConsumer(o) : startLibraryConsumer(o);
 }
 
 module.exports = { startEchoConsumer, startLibraryConsumer, startConsumer };

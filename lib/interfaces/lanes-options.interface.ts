@@ -28,7 +28,7 @@ export interface ClaimOptions {
 
 /** Options of {@link LanesService.wclaim}. */
 export interface WeightedClaimOptions extends ClaimOptions {
-  /** Cap on the number of jobs served in this turn (integer >= 1). */
+  /** Cap on the number of jobs served in this turn (integer from 1 to 1,000). */
   max?: number;
 }
 

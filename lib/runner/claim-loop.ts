@@ -1,4 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
+import { CLAIM_BATCH_MAX } from '../echomq.constants';
 import type { LaneConsumerDescriptor, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
 import type { LanesService } from '../lanes.service';
 import type { RedisClient } from '../scripts/lane-scripts';
@@ -124,7 +125,7 @@ export class ClaimLoop {
     const { lanes } = this.deps;
     const turn = this.consumer.weighted
       ? await lanes.wclaimTurn(this.consumer.queue, { leaseMs: this.leaseMs })
-      : await lanes.claimMany(this.consumer.queue, free, { leaseMs: this.leaseMs });
+      : await lanes.claimMany(this.consumer.queue, Math.min(free, CLAIM_BATCH_MAX), { leaseMs: this.leaseMs });
     if (this.closing) {
       await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
       return;
