@@ -10,7 +10,7 @@
 // The optional argument is another copy of the package (a folder with dist/ and lua/, e.g. a
 // checkout of an older commit, built) to compare with; by default the working tree's dist/.
 // Phases, per job: submitMany over 1,000 lanes; claimMany(25); complete one per script;
-// claim one per script; the prototype of a batched complete (complete-many.proto.lua) over 25 jobs;
+// claim one per script; completeMany over 25 jobs per script;
 // BullMQ's addBulk and its Worker's drain (concurrency 50, removeOnComplete).
 const { spawn, execFileSync } = require('child_process');
 const fs = require('fs');
@@ -75,8 +75,6 @@ async function main() {
     await lanes.claimMany(Q, 10);
     const warm = await lanes.claim(Q);
     await lanes.complete(Q, warm.id, warm.attempt);
-    const includes = (src) => src.replace(/^--- @include "([A-Za-z]+)"\s*$/gm, (_, name) => fs.readFileSync(path.join(root, 'lua', 'includes', `${name}.lua`), 'utf8'));
-    client.defineCommand('completeManyProto', { numberOfKeys: 9, lua: includes(includes(fs.readFileSync(path.join(__dirname, 'complete-many.proto.lua'), 'utf8'))) });
     await c.flushdb();
     console.log(`EchoMQ (${root}), ${loadScripts(path.join(root, 'lua')).length} scripts; ${N} jobs per phase`);
 
@@ -99,13 +97,10 @@ async function main() {
     await fill(2 * N, 1000);
     const again = [];
     while (again.length < N) again.push(...(await lanes.claimMany(Q, 50)).jobs);
-    const k = lanes.keysOf(Q);
-    await phase('prototype: complete of 25 jobs per script', N, async () => {
+    await phase('EchoMQ completeMany, 25 jobs per script', N, async () => {
       for (let i = 0; i < again.length; i += 25) {
-        const b = again.slice(i, i + 25);
-        const r = await client.completeManyProto(k.active, k.gactive, k.limit, k.paused, k.ring, k.dedup, k.ringSet, k.wake, k.stats,
-          k.base, b.length, ...b.flatMap((j) => [j.id, j.attempt]));
-        if (r.some((x) => x !== 1)) throw new Error('the prototype refused a complete');
+        const r = await lanes.completeMany(Q, again.slice(i, i + 25).map((j) => ({ jobId: j.id, token: j.attempt })));
+        if (r.some((ok) => !ok)) throw new Error('completeMany refused an ack');
       }
     });
     await client.quit();
