@@ -38,6 +38,13 @@ export class ClaimLoop {
   private readonly acks: { job: LaneJob; resolve: (ok: boolean) => void; reject: (err: unknown) => void }[] = [];
   private readonly abort = new AbortController();
   private slotWaiter?: () => void;
+  /** Claims sent and not back yet, and the slots they asked for. */
+  private readonly claims = new Set<Promise<void>>();
+  private reserved = 0;
+  /** The last claim came back short: the ring ran dry (idle once no claim is in flight). */
+  private dry = false;
+  private dueInMs = -1;
+  private claimError?: unknown;
   private renewTimer?: NodeJS.Timeout;
   private loop?: Promise<void>;
   private lastReap = 0;
@@ -76,6 +83,8 @@ export class ClaimLoop {
     // NOTE: disconnecting is how a BRPOP in flight is interrupted; the connection is the loop's own.
     this.deps.blocking.disconnect();
     await this.loop;
+    // Claims still on their way back hand their jobs back as they land (closing is set).
+    await Promise.allSettled([...this.claims]);
     const handlers = [...this.running.values()].map((h) => h.done);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -115,30 +124,70 @@ export class ClaimLoop {
   }
 
   private async step(): Promise<void> {
+    if (this.claimError !== undefined) {
+      const err = this.claimError;
+      this.claimError = undefined;
+      throw err;
+    }
     while (this.waiting.length > 0 && this.running.size < this.consumer.concurrency) this.begin(this.waiting.shift()!);
-    const free = this.consumer.concurrency - this.running.size;
-    if (free <= 0 || this.waiting.length > 0) {
-      await this.slotFreed();
-      return;
+    if (this.consumer.weighted) return this.weightedStep();
+    if (this.dry) {
+      // NOTE: the ring ran dry; idle only once no claim of ours is still on its way back.
+      if (this.claims.size > 0) return this.changed();
+      this.dry = false;
+      return this.idle(this.dueInMs);
+    }
+    const free = this.consumer.concurrency - this.running.size - this.reserved;
+    // A second claim goes out while the first is on its way back only for at least half the
+    // slots, so the server serves one batch while this process runs the other.
+    if (free <= 0 || this.claims.size >= 2 || (this.claims.size === 1 && free * 2 < this.consumer.concurrency)) {
+      return this.changed();
     }
     await this.reapIfDue(false);
-    const { lanes } = this.deps;
-    const turn = this.consumer.weighted
-      ? await lanes.wclaimTurn(this.consumer.queue, { leaseMs: this.leaseMs })
-      : await lanes.claimMany(this.consumer.queue, Math.min(free, CLAIM_BATCH_MAX), { leaseMs: this.leaseMs });
+    const half = this.claims.size === 0 && this.consumer.concurrency > 1 ? Math.ceil(free / 2) : free;
+    this.launchClaim(Math.min(half, CLAIM_BATCH_MAX));
+  }
+
+  /** Sends one claim without waiting for it; its jobs start when it comes back. */
+  private launchClaim(n: number): void {
+    this.reserved += n;
+    const claim: Promise<void> = this.deps.lanes.claimMany(this.consumer.queue, n, { leaseMs: this.leaseMs }).then(
+      async (turn) => {
+        this.reserved -= n;
+        if (this.closing) {
+          await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
+          return;
+        }
+        for (const job of turn.jobs) this.begin({ job, lost: false });
+        this.dry = turn.jobs.length < n;
+        this.dueInMs = turn.dueInMs;
+      },
+      (err: unknown) => {
+        this.reserved -= n;
+        this.claimError = err;
+      },
+    ).finally(() => {
+      this.claims.delete(claim);
+      this.kick();
+    });
+    this.claims.add(claim);
+  }
+
+  /** A weighted turn: one wclaim at a time, its extra jobs held until slots free up. */
+  private async weightedStep(): Promise<void> {
+    if (this.running.size >= this.consumer.concurrency || this.waiting.length > 0) return this.changed();
+    await this.reapIfDue(false);
+    const turn = await this.deps.lanes.wclaimTurn(this.consumer.queue, { leaseMs: this.leaseMs });
     if (this.closing) {
       await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
       return;
     }
-    if (turn.jobs.length > 0) {
-      for (const job of turn.jobs) {
-        const held: Held = { job, lost: false };
-        if (this.running.size < this.consumer.concurrency) this.begin(held);
-        else this.waiting.push(held);
-      }
-      return;
+    if (turn.jobs.length === 0) return this.idle(turn.dueInMs);
+    for (const job of turn.jobs) {
+      const held: Held = { job, lost: false };
+      if (this.running.size < this.consumer.concurrency) this.begin(held);
+      else this.waiting.push(held);
     }
-    await this.idle(turn.dueInMs);
   }
 
   /** Blocks on the wake list until a submit pushes a token, a scheduled job falls due, or a reap is due. */
@@ -162,7 +211,7 @@ export class ClaimLoop {
     this.running.set(held.job.id, held);
     held.done = this.execute(held).finally(() => {
       this.running.delete(held.job.id);
-      this.wakeSlot();
+      this.kick();
     });
   }
 
@@ -253,18 +302,19 @@ export class ClaimLoop {
     }
   }
 
-  /** Resolves when a handler finished (coalesced over one turn of the event loop) or on stop. */
-  private slotFreed(): Promise<void> {
+  /** Resolves when a handler finished or a claim came back (coalesced over one turn) or on stop. */
+  private changed(): Promise<void> {
     return new Promise((resolve) => {
       this.slotWaiter = resolve;
     });
   }
 
-  private wakeSlot(): void {
+  private kick(): void {
     const waiter = this.slotWaiter;
     if (!waiter) return;
     this.slotWaiter = undefined;
-    // NOTE: handlers that finish in the same tick free their slots together: claim them in one call.
+    // NOTE: handlers that finish in the same tick free their slots together: claim them in one call,
+    // after the acks they queued (those flush first, so the ack precedes the claim on the wire).
     setImmediate(waiter);
   }
 
