@@ -43,6 +43,8 @@ export class ClaimLoop {
   private reserved = 0;
   /** The last claim came back short: the ring ran dry (idle once no claim is in flight). */
   private dry = false;
+  /** Until a claim comes back full, claim one batch at a time (see step). */
+  private probing = true;
   private dueInMs = -1;
   private claimError?: unknown;
   private renewTimer?: NodeJS.Timeout;
@@ -138,14 +140,16 @@ export class ClaimLoop {
       return this.idle(this.dueInMs);
     }
     const free = this.consumer.concurrency - this.running.size - this.reserved;
-    // A second claim goes out while the first is on its way back only for at least half the
-    // slots, so the server serves one batch while this process runs the other.
-    if (free <= 0 || this.claims.size >= 2 || (this.claims.size === 1 && free * 2 < this.consumer.concurrency)) {
+    // Under load a second claim goes out while the first is on its way back (for at least half
+    // the slots), so the server serves one batch while this process runs the other. After the
+    // ring ran dry, one claim probes first, so an idle consumer costs no extra command.
+    const second = this.claims.size === 1;
+    if (free <= 0 || this.claims.size >= 2 || (second && (this.probing || free * 2 < this.consumer.concurrency))) {
       return this.changed();
     }
     await this.reapIfDue(false);
-    const half = this.claims.size === 0 && this.consumer.concurrency > 1 ? Math.ceil(free / 2) : free;
-    this.launchClaim(Math.min(half, CLAIM_BATCH_MAX));
+    const split = !this.probing && !second && this.consumer.concurrency > 1;
+    this.launchClaim(Math.min(split ? Math.ceil(free / 2) : free, CLAIM_BATCH_MAX));
   }
 
   /** Sends one claim without waiting for it; its jobs start when it comes back. */
@@ -160,6 +164,7 @@ export class ClaimLoop {
         }
         for (const job of turn.jobs) this.begin({ job, lost: false });
         this.dry = turn.jobs.length < n;
+        this.probing = this.dry;
         this.dueInMs = turn.dueInMs;
       },
       (err: unknown) => {
