@@ -1,6 +1,7 @@
 --[[
   weight: set a lane's throughput share, the number of heads wclaim serves it per turn. A weight
-  never parks a lane, so the ring is not touched.
+  never parks a lane, so the ring is not touched. 1 is the default, so setting 1 removes the field
+  (the lane then no longer counts as having a setting in lanes()).
 
   KEYS[1] gweight  emq:{q}:gweight
 
@@ -15,5 +16,9 @@ local group, weight = ARGV[1], tonumber(ARGV[2])
 if not weight or weight < 1 or weight % 1 ~= 0 then
   return redis.error_reply('ERR echomq: weight must be an integer >= 1')
 end
-rcall('HSET', KEYS[1], group, weight)
+if weight == 1 then
+  rcall('HDEL', KEYS[1], group)
+else
+  rcall('HSET', KEYS[1], group, weight)
+end
 return 1

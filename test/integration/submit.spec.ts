@@ -204,6 +204,8 @@ describe('submit, submitMany, complete and the lane listing', () => {
     await lanes.submit(q, 'pending', {});
     await lanes.submit(q, 'scheduledOnly', {}, { delayMs: 60_000 });
     await lanes.weight(q, 'weighted', 4);
+    await lanes.weight(q, 'reweighted', 4);
+    await lanes.weight(q, 'reweighted', 1);
     await lanes.limit(q, 'limited', 2);
     await lanes.pause(q, 'paused');
     await lanes.limit(q, 'cleared', 2);
