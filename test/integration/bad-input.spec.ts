@@ -1,7 +1,5 @@
 import IORedis from 'ioredis';
-import { TestRedisServer } from '../support/redis-server';
-import { lanesOn } from '../support/lanes';
-import { QueueTracker, snapshotAll } from '../support/engine';
+import { engineFixture, snapshotAll } from '../support/engine';
 import { EchoMqError } from '../../lib/errors';
 import type { LanesService } from '../../lib/lanes.service';
 
@@ -147,20 +145,12 @@ const label = (v: unknown): string => {
 };
 
 describe('bad input: every method rejects with an EchoMqError naming the argument, and writes nothing', () => {
-  let server: TestRedisServer;
+  const engine = engineFixture({ maxPayloadBytes: 64, maxAttempts: 1 });
+  const { queues } = engine;
   let client: IORedis;
   let lanes: LanesService;
-  const queues = new QueueTracker();
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-    client = server.client();
-    lanes = lanesOn(client, { maxPayloadBytes: 64, maxAttempts: 1 });
-  });
-  afterEach(() => queues.dropAll(client));
-  afterAll(async () => {
-    await client.quit();
-    await server.stop();
+  beforeAll(() => {
+    ({ client, lanes } = engine);
   });
 
   /** A queue with pending, held, scheduled and dead jobs, settings, and a paused lane. */

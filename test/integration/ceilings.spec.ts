@@ -1,24 +1,17 @@
 import IORedis from 'ioredis';
 import { TestRedisServer } from '../support/redis-server';
 import { lanesOn } from '../support/lanes';
-import { QueueTracker, keysOf, tag, waitPastServerTime } from '../support/engine';
+import { engineFixture, keysOf, tag, waitPastServerTime } from '../support/engine';
 import type { LanesService } from '../../lib/lanes.service';
 
 describe('ceilings (limit) and pause', () => {
-  let server: TestRedisServer;
+  const engine = engineFixture();
+  const { queues } = engine;
   let client: IORedis;
   let lanes: LanesService;
-  const queues = new QueueTracker();
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-    client = server.client();
-    lanes = lanesOn(client);
-  });
-  afterEach(() => queues.dropAll(client));
-  afterAll(async () => {
-    await client.quit();
-    await server.stop();
+  let server: TestRedisServer;
+  beforeAll(() => {
+    ({ client, lanes, server } = engine);
   });
 
   const fill = async (q: string, group: string, n: number) =>

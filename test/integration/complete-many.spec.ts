@@ -1,26 +1,17 @@
 import IORedis from 'ioredis';
-import { TestRedisServer } from '../support/redis-server';
-import { lanesOn, snapshot } from '../support/lanes';
-import { QueueTracker, keysOf } from '../support/engine';
+import { snapshot } from '../support/lanes';
+import { engineFixture, keysOf } from '../support/engine';
 import { EchoMqError } from '../../lib/errors';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 
 describe('completeMany (batched acks)', () => {
-  let server: TestRedisServer;
+  const engine = engineFixture();
+  const { queues } = engine;
   let client: IORedis;
   let lanes: LanesService;
-  const queues = new QueueTracker();
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-    client = server.client();
-    lanes = lanesOn(client);
-  });
-  afterEach(() => queues.dropAll(client));
-  afterAll(async () => {
-    await client.quit();
-    await server.stop();
+  beforeAll(() => {
+    ({ client, lanes } = engine);
   });
 
   it('acks each job exactly as complete would, refusing stale tokens one by one', async () => {

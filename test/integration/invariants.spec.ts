@@ -1,7 +1,7 @@
 import IORedis from 'ioredis';
 import { TestRedisServer } from '../support/redis-server';
 import { lanesOn } from '../support/lanes';
-import { QueueTracker, keysOf, serverTimeMs, waitPastServerTime } from '../support/engine';
+import { engineFixture, keysOf, serverTimeMs, waitPastServerTime } from '../support/engine';
 import { mintJobId } from '../../lib/ids/job-id';
 import type { LanesService } from '../../lib/lanes.service';
 
@@ -43,18 +43,12 @@ interface Held {
 type Op = (lanes: LanesService, rnd: () => number, held: Held[]) => Promise<void>;
 
 describe('invariants under a seeded random run', () => {
-  let server: TestRedisServer;
+  const engine = engineFixture();
+  const { queues } = engine;
   let client: IORedis;
-  const queues = new QueueTracker();
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-    client = server.client();
-  });
-  afterEach(() => queues.dropAll(client));
-  afterAll(async () => {
-    await client.quit();
-    await server.stop();
+  let server: TestRedisServer;
+  beforeAll(() => {
+    ({ client, server } = engine);
   });
 
   /** Checks every engine invariant on a quiet queue; returns the number of live rows. */

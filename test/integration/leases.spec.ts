@@ -1,24 +1,14 @@
 import IORedis from 'ioredis';
-import { TestRedisServer } from '../support/redis-server';
-import { lanesOn } from '../support/lanes';
-import { QueueTracker, keysOf, serverTimeMs, tag, waitPastServerTime } from '../support/engine';
+import { engineFixture, keysOf, serverTimeMs, tag, waitPastServerTime } from '../support/engine';
 import type { LanesService } from '../../lib/lanes.service';
 
 describe('leases: expiry, reap, fencing tokens, extend, release', () => {
-  let server: TestRedisServer;
+  const engine = engineFixture({ maxAttempts: 3 });
+  const { queues } = engine;
   let client: IORedis;
   let lanes: LanesService;
-  const queues = new QueueTracker();
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-    client = server.client();
-    lanes = lanesOn(client, { maxAttempts: 3 });
-  });
-  afterEach(() => queues.dropAll(client));
-  afterAll(async () => {
-    await client.quit();
-    await server.stop();
+  beforeAll(() => {
+    ({ client, lanes } = engine);
   });
 
   it('lease expiry + reap returns the job to the head of its lane with gactive decremented', async () => {

@@ -1,23 +1,15 @@
 import IORedis from 'ioredis';
-import { TestRedisServer } from '../support/redis-server';
 import { lanesOn } from '../support/lanes';
-import { QueueTracker, keysOf, serverTimeMs, tag, waitPastServerTime } from '../support/engine';
+import { engineFixture, keysOf, serverTimeMs, tag, waitPastServerTime } from '../support/engine';
 import type { LanesService } from '../../lib/lanes.service';
 import type { LaneJob } from '../../lib/interfaces';
 
 describe('fail, backoff, dead letters and retryDead', () => {
-  let server: TestRedisServer;
+  const engine = engineFixture();
+  const { queues } = engine;
   let client: IORedis;
-  const queues = new QueueTracker();
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-    client = server.client();
-  });
-  afterEach(() => queues.dropAll(client));
-  afterAll(async () => {
-    await client.quit();
-    await server.stop();
+  beforeAll(() => {
+    ({ client } = engine);
   });
 
   /** Fails a held job and checks where the backoff put it: tBefore + wait <= score <= tAfter + wait. */

@@ -1,24 +1,14 @@
 import IORedis from 'ioredis';
-import { TestRedisServer } from '../support/redis-server';
-import { lanesOn } from '../support/lanes';
-import { QueueTracker, drain, keysOf, tag } from '../support/engine';
+import { drain, engineFixture, keysOf, tag } from '../support/engine';
 import type { LanesService } from '../../lib/lanes.service';
 
 describe('claim: the ring rotation', () => {
-  let server: TestRedisServer;
+  const engine = engineFixture();
+  const { queues } = engine;
   let client: IORedis;
   let lanes: LanesService;
-  const queues = new QueueTracker();
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-    client = server.client();
-    lanes = lanesOn(client);
-  });
-  afterEach(() => queues.dropAll(client));
-  afterAll(async () => {
-    await client.quit();
-    await server.stop();
+  beforeAll(() => {
+    ({ client, lanes } = engine);
   });
 
   it('serves two lanes in strict a, b, a, b rotation', async () => {

@@ -1,28 +1,19 @@
 import { createHash } from 'crypto';
 import IORedis from 'ioredis';
-import { TestRedisServer } from '../support/redis-server';
-import { lanesOn, snapshot } from '../support/lanes';
-import { QueueTracker, keysOf, waitPastServerTime } from '../support/engine';
+import { snapshot } from '../support/lanes';
+import { engineFixture, keysOf, waitPastServerTime } from '../support/engine';
 import { EchoMqError } from '../../lib/errors';
 import { LaneScripts } from '../../lib/scripts/lane-scripts';
 import { loadScripts } from '../../lib/scripts/lua-loader';
 import type { LanesService } from '../../lib/lanes.service';
 
 describe('scripts on the server: NOSCRIPT, server-side checks, OOM', () => {
-  let server: TestRedisServer;
+  const engine = engineFixture({ maxAttempts: 1, backoff: { delayMs: 0 } });
+  const { queues } = engine;
   let client: IORedis;
   let lanes: LanesService;
-  const queues = new QueueTracker();
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-    client = server.client();
-    lanes = lanesOn(client, { maxAttempts: 1, backoff: { delayMs: 0 } });
-  });
-  afterEach(() => queues.dropAll(client));
-  afterAll(async () => {
-    await client.quit();
-    await server.stop();
+  beforeAll(() => {
+    ({ client, lanes } = engine);
   });
 
   it('NOSCRIPT: after SCRIPT FLUSH every operation still works', async () => {

@@ -1,31 +1,20 @@
 import IORedis from 'ioredis';
-import { TestRedisServer } from '../support/redis-server';
 import { lanesOn, snapshot } from '../support/lanes';
-import { QueueTracker, keysOf, serverTimeMs, tag, waitPastServerTime } from '../support/engine';
+import { engineFixture, keysOf, serverTimeMs, tag, waitPastServerTime } from '../support/engine';
 import { EchoMqError } from '../../lib/errors';
 import * as jobIds from '../../lib/ids/job-id';
 import { isJobId, mintJobId } from '../../lib/ids/job-id';
 import type { LanesService } from '../../lib/lanes.service';
 
 describe('submit, submitMany, complete and the lane listing', () => {
-  let server: TestRedisServer;
+  const engine = engineFixture();
+  const { queues } = engine;
   let client: IORedis;
   let lanes: LanesService;
-  const queues = new QueueTracker();
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-    client = server.client();
-    lanes = lanesOn(client);
+  beforeAll(() => {
+    ({ client, lanes } = engine);
   });
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    await queues.dropAll(client);
-  });
-  afterAll(async () => {
-    await client.quit();
-    await server.stop();
-  });
+  afterEach(() => jest.restoreAllMocks());
 
   it('admits a job as a pending row in its lane and rings the lane', async () => {
     const q = queues.queue();

@@ -2,7 +2,9 @@ import type IORedis from 'ioredis';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { LaneKeys } from '../../lib/redis/lane-keys';
-import { dropQueue, testQueue } from './lanes';
+import type { EchoMqModuleOptions } from '../../lib/interfaces';
+import { dropQueue, lanesOn, testQueue } from './lanes';
+import { TestRedisServer } from './redis-server';
 
 /** The server clock in ms, as the scripts read it (TIME). */
 export async function serverTimeMs(client: IORedis): Promise<number> {
@@ -73,4 +75,31 @@ export async function snapshotAll(client: IORedis): Promise<Record<string, unkno
     else out[key] = await client.get(key);
   }
   return out;
+}
+
+/** What {@link engineFixture} gives a test file; fields are set before its first test runs. */
+export interface EngineFixture {
+  server: TestRedisServer;
+  client: IORedis;
+  lanes: LanesService;
+  queues: QueueTracker;
+}
+
+/**
+ * One private redis-server for a test file, started before its tests and stopped after them, with
+ * a client and a LanesService on it; every queue handed out by `queues` is dropped after each test.
+ */
+export function engineFixture(options: EchoMqModuleOptions = {}): EngineFixture {
+  const fixture = { queues: new QueueTracker() } as EngineFixture;
+  beforeAll(async () => {
+    fixture.server = await TestRedisServer.start();
+    fixture.client = fixture.server.client();
+    fixture.lanes = lanesOn(fixture.client, options);
+  });
+  afterEach(() => fixture.queues.dropAll(fixture.client));
+  afterAll(async () => {
+    await fixture.client.quit();
+    await fixture.server.stop();
+  });
+  return fixture;
 }
