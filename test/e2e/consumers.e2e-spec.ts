@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { INestApplication } from '@nestjs/common';
 import { LaneConsumer, LaneJob, LanesService, Weighted } from '../../lib';
 import { TestRedisServer } from '../support/redis-server';
-import { bootApp, until } from '../support/nest';
+import { bootApp, nestFixture, until } from '../support/nest';
 
 const ONCE_QUEUE = 'e2e-once';
 const WEIGHTED_QUEUE = 'e2e-weighted';
@@ -38,20 +37,11 @@ class FlakyWorker {
 }
 
 describe('consumers (real module, real server)', () => {
+  const fixture = nestFixture();
+  const { apps } = fixture;
   let server: TestRedisServer;
-  const apps: INestApplication[] = [];
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-  });
-  afterEach(async () => {
-    await Promise.all(apps.splice(0).map((a) => a.close()));
-    const c = server.client();
-    await c.flushall();
-    await c.quit();
-  });
-  afterAll(async () => {
-    await server.stop();
+  beforeAll(() => {
+    ({ server } = fixture);
   });
 
   it('handles every job exactly once across lanes, with two apps at concurrency 8', async () => {

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { spawn } from 'child_process';
 import { join } from 'path';
 import { EchoMqModule, LaneConsumer, LaneJob, LanesService, Weighted } from '../../lib';
 import { TestRedisServer } from '../support/redis-server';
-import { bootApp, gate, socketsTo, until } from '../support/nest';
+import { bootApp, gate, nestFixture, socketsTo, until } from '../support/nest';
 
 const held = { gate: gate(), started: [] as LaneJob[], finished: [] as string[] };
 
@@ -77,19 +76,10 @@ async function bootFails(providers: unknown[]): Promise<string> {
 let server: TestRedisServer;
 
 describe('lifecycle of claim loops', () => {
-  const apps: INestApplication[] = [];
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-  });
-  afterEach(async () => {
-    await Promise.all(apps.splice(0).map((a) => a.close()));
-    const c = server.client();
-    await c.flushall();
-    await c.quit();
-  });
-  afterAll(async () => {
-    await server.stop();
+  const fixture = nestFixture();
+  const { apps } = fixture;
+  beforeAll(() => {
+    ({ server } = fixture);
   });
 
   it('app.close() waits for in-flight handlers, then leaves no connection open', async () => {

@@ -1,6 +1,7 @@
 import type { INestApplication, LoggerService, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { EchoMqModule, EchoMqModuleOptions } from '../../lib';
+import { TestRedisServer } from './redis-server';
 
 /** A logger that keeps what it was told, for assertions, and prints nothing. */
 export class CapturingLogger implements LoggerService {
@@ -49,4 +50,29 @@ export function gate(): { promise: Promise<void>; open: () => void } {
 export function socketsTo(port: number): number {
   const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
   return handles.filter((h) => (h as { remotePort?: number }).remotePort === port).length;
+}
+
+/** What {@link nestFixture} gives a test file; `server` is set before its first test runs. */
+export interface NestFixture {
+  server: TestRedisServer;
+  /** Apps a test booted: closed after each test, before the server is flushed. */
+  apps: INestApplication[];
+}
+
+/** One private redis-server for a file of app tests; each test's apps are closed and the data flushed after it. */
+export function nestFixture(): NestFixture {
+  const fixture = { apps: [] } as unknown as NestFixture;
+  beforeAll(async () => {
+    fixture.server = await TestRedisServer.start();
+  });
+  afterEach(async () => {
+    await Promise.all(fixture.apps.splice(0).map((a) => a.close()));
+    const c = fixture.server.client();
+    await c.flushall();
+    await c.quit();
+  });
+  afterAll(async () => {
+    await fixture.server.stop();
+  });
+  return fixture;
 }
