@@ -38,7 +38,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     rcall('ZADD', scheduleKey, now + delayMs, id)
   else
     rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
-    ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+    ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, true)
   end
   return 'ok', id
 end

@@ -29,6 +29,22 @@ describe('submit, submitMany, complete and the lane listing', () => {
     expect(await client.llen(keysOf(q).wake)).toBeGreaterThan(0);
   });
 
+  it('pushes one wake token per job that gives a lane work, and keeps the wake list at 16 at most', async () => {
+    const q = queues.queue();
+    const wake = keysOf(q).wake;
+    await lanes.submitMany(q, [0, 1, 2].map((i) => ({ group: `g${i}`, payload: i })));
+    expect(await client.llen(wake)).toBe(3);
+    await lanes.submit(q, 'g0', 3);
+    expect(await client.llen(wake)).toBe(4);
+    await lanes.submitMany(q, Array.from({ length: 40 }, (_, i) => ({ group: `g${i % 5}`, payload: i })));
+    expect(await client.llen(wake)).toBe(16);
+    // A paused lane gains no serviceable work, so it wakes nobody.
+    await client.del(wake);
+    await lanes.pause(q, 'quiet');
+    await lanes.submit(q, 'quiet', 1);
+    expect(await client.llen(wake)).toBe(0);
+  });
+
   it('a delayed submit is not claimable before it is due and is promoted by claim after', async () => {
     const q = queues.queue();
     const before = await serverTimeMs(client);
