@@ -1,5 +1,6 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, LoggerService, OnModuleInit } from '@nestjs/common';
 import { CLAIM_BATCH_MAX, ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT, ERROR_MAX_CHARS, PROMOTE_PER_CLAIM, REAP_PER_CALL, SUBMIT_CHUNK } from './echomq.constants';
+import { echoMqLogger } from './echomq.logger';
 import { evictionPolicyWarning, idsExhausted, invalidArgument } from './echomq.messages';
 import { EchoMqError } from './errors';
 import { mintJobId, setJobIdNode } from './ids/job-id';
@@ -26,14 +27,14 @@ const MINT_RETRIES = 5;
 export class LanesService implements OnModuleInit {
   private readonly scripts: LaneScripts;
   private readonly keys = new Map<string, LaneKeys>();
-  private readonly logger: Pick<Logger, 'warn' | 'log' | 'error'>;
+  private readonly logger: LoggerService;
 
   constructor(
     @Inject(ECHOMQ_REDIS_CLIENT) private readonly client: RedisClient,
     @Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions,
   ) {
     this.scripts = new LaneScripts(client);
-    this.logger = options.logger ?? new Logger(LanesService.name);
+    this.logger = echoMqLogger(options);
   }
 
   /** @internal Takes a distinct job-id node number from the server and checks its eviction policy. */

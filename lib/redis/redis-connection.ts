@@ -14,8 +14,8 @@ export function isClusterConnection(c: ResolvedEchoMqOptions['connection']): c i
 export function createRedisClient(connection: ResolvedEchoMqOptions['connection'], name: string): RedisClient {
   const base: RedisOptions = {
     connectionName: name,
-    // NOTE: the scripts are idempotent under a re-send only where the note in README says so;
-    // ioredis re-sends commands in flight at a reconnect, which every script tolerates.
+    // NOTE: calls wait through an outage instead of failing (no retry limit); ioredis re-sends the
+    // commands in flight after a reconnect, and the scripts tolerate that (README, Guarantees).
     maxRetriesPerRequest: null,
     enableReadyCheck: true,
     retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2_000),
