@@ -22,6 +22,8 @@ export interface LaneConsumerDescriptor {
   leaseMs?: number;
   maxAttempts?: number;
   weighted: boolean;
-  /** The bound handle(job) method. */
+  /** The bound handle(job) method (wrapped by the consumer's interceptors when it runs in an app). */
   handler: (job: import('./lane-job.interface').LaneJob) => unknown;
+  /** The consumer's `@OnLaneEvent` methods, bound; absent when it has none. */
+  events?: import('../events/lane-event-listeners').LaneEventListeners;
 }

@@ -3,6 +3,8 @@ import { CLAIM_BATCH_MAX } from '../echomq.constants';
 import type { LaneConsumerDescriptor, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
 import type { LanesService } from '../lanes.service';
 import type { RedisClient } from '../scripts/lane-scripts';
+import type { JobObservers } from './job-observers';
+import { JobPipeline } from './job-pipeline';
 
 /** @internal What a claim loop needs besides its consumer. */
 export interface ClaimLoopDeps {
@@ -11,6 +13,8 @@ export interface ClaimLoopDeps {
   blocking: RedisClient;
   options: ResolvedEchoMqOptions;
   logger: LoggerService;
+  /** Process-local observers of the jobs run (metrics). */
+  observers?: JobObservers;
 }
 
 interface Held {
@@ -53,16 +57,25 @@ export class ClaimLoop {
   private readonly leaseMs: number;
   private readonly wakeKey: string;
   private readonly reapEveryMs: number;
+  private readonly pipeline: JobPipeline;
+  /** Since when (ms, host clock) claiming has been failing without a success; undefined when fine. */
+  private failingSinceMs?: number;
 
   constructor(private readonly consumer: LaneConsumerDescriptor, private readonly deps: ClaimLoopDeps) {
     this.leaseMs = consumer.leaseMs ?? deps.options.leaseMs;
     this.wakeKey = deps.lanes.keysOf(consumer.queue).wake;
     this.reapEveryMs = Math.min(deps.options.idleBlockMs, this.leaseMs);
+    this.pipeline = new JobPipeline(consumer, this.leaseMs, deps.logger, deps.observers);
   }
 
   /** Jobs whose handlers are running now. */
   get inFlight(): number {
     return this.running.size;
+  }
+
+  /** Whether the loop is claiming fine, or since when it has been failing (for health checks). */
+  get health(): { name: string; queue: string; leaseMs: number; failingSinceMs?: number } {
+    return { name: this.consumer.name, queue: this.consumer.queue, leaseMs: this.leaseMs, failingSinceMs: this.failingSinceMs };
   }
 
   /** Starts the loop; a loop starts once. */
@@ -114,6 +127,7 @@ export class ClaimLoop {
       } catch (err) {
         if (this.closing) break;
         failures += 1;
+        this.failingSinceMs ??= Date.now();
         if (failures === 1 || failures % 50 === 0) {
           this.deps.logger.error(
             `${this.consumer.name}: claiming from "${this.consumer.queue}" failed (${(err as Error).message}); retrying with backoff.`,
@@ -158,6 +172,7 @@ export class ClaimLoop {
     const claim: Promise<void> = this.deps.lanes.claimMany(this.consumer.queue, n, { leaseMs: this.leaseMs }).then(
       async (turn) => {
         this.reserved -= n;
+        this.failingSinceMs = undefined;
         if (this.closing) {
           await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
           return;
@@ -183,6 +198,7 @@ export class ClaimLoop {
     if (this.running.size >= this.consumer.concurrency || this.waiting.length > 0) return this.changed();
     await this.reapIfDue(false);
     const turn = await this.deps.lanes.wclaimTurn(this.consumer.queue, { leaseMs: this.leaseMs });
+    this.failingSinceMs = undefined;
     if (this.closing) {
       await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
       return;
@@ -200,6 +216,7 @@ export class ClaimLoop {
     let ms = this.deps.options.idleBlockMs;
     if (dueInMs >= 0) ms = Math.min(ms, Math.max(dueInMs, 5));
     const woke = await this.deps.blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3));
+    this.failingSinceMs = undefined;
     if (!woke && !this.closing) await this.reapIfDue(true);
   }
 
@@ -228,9 +245,11 @@ export class ClaimLoop {
     const { job } = held;
     let settle: Promise<void>;
     try {
-      await this.consumer.handler(job);
+      const result = await this.pipeline.run(job);
       settle = this.ack(job).then(
         (ok) => {
+          if (ok) this.pipeline.completed(job, result);
+          else this.pipeline.lost(job);
           if (!ok) this.deps.logger.warn(`${this.consumer.name}: job ${job.id} finished after its lease was lost (attempt ${job.attempt}); the completion was refused.`);
         },
         (err: unknown) => {
@@ -249,6 +268,8 @@ export class ClaimLoop {
     try {
       const outcome = await lanes.fail(this.consumer.queue, job.id, job.attempt, err, { maxAttempts: this.consumer.maxAttempts });
       const reason = err instanceof Error ? err.message : String(err);
+      if (outcome === 'stale') this.pipeline.lost(job);
+      else this.pipeline.failed(job, err, outcome);
       if (outcome === 'dead') {
         logger.error(`${this.consumer.name}: job ${job.id} of lane "${job.group}" is dead after attempt ${job.attempt}: ${reason}`, (err as Error)?.stack);
       } else if (outcome === 'retry') {
