@@ -3,6 +3,7 @@ import { outOfMemory, serverRejected } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import type { LaneInfo, LaneJob } from '../interfaces';
 import { LaneKeys } from '../redis/lane-keys';
+import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
 
 /** @internal A connection that scripts run on. */
@@ -188,17 +189,12 @@ export class LaneScripts {
   }
 
   async lane(k: LaneKeys, group: string): Promise<LaneInfo> {
-    const r = (await this.run('lane', k.queue, 'laneInfo',
-      [k.lane(group), k.weight, k.limit, k.gactive, k.paused, k.ringSet], [group])) as number[];
-    return toLaneInfo(group, r, 0);
+    const r = (await this.run('lane', k.queue, 'laneInfo', [...laneRowKeys(k), k.lane(group)], [k.base, group])) as unknown[];
+    return toLaneInfo(r);
   }
 
   async lanes(k: LaneKeys, max: number): Promise<LaneInfo[]> {
-    const r = (await this.run('lanes', k.queue, 'lanes',
-      [k.ringSet, k.paused, k.gactive, k.limit, k.weight], [k.base, max])) as (string | number)[];
-    const out: LaneInfo[] = [];
-    for (let i = 0; i < r.length; i += 7) out.push(toLaneInfo(String(r[i]), r as number[], i + 1));
-    return out;
+    return toLaneInfos((await this.run('lanes', k.queue, 'lanes', laneRowKeys(k), [k.base, max])) as unknown[]);
   }
 
   async dead(k: LaneKeys, offset: number, count: number): Promise<LaneJob[]> {
@@ -207,19 +203,6 @@ export class LaneScripts {
     for (let i = 0; i < r.length; i += 6) out.push(toJob(k.queue, r, i, 0));
     return out;
   }
-}
-
-function toLaneInfo(group: string, r: number[], at: number): LaneInfo {
-  const limit = Number(r[at + 3]);
-  return {
-    group,
-    pending: Number(r[at]),
-    active: Number(r[at + 1]),
-    weight: Number(r[at + 2]),
-    limit: limit < 0 ? null : limit,
-    paused: Number(r[at + 4]) === 1,
-    inRing: Number(r[at + 5]) === 1,
-  };
 }
 
 function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob {
