@@ -27,3 +27,5 @@ export const ERROR_MAX_CHARS = 4096;
 export const LANE_EVENT_METADATA = 'echomq:lane_event';
 /** @internal `ExecutionContext.getType()` of a job run through Nest's interceptors. */
 export const ECHOMQ_CONTEXT_TYPE = 'echomq';
+/** @internal Byte limit of a pause reason. */
+export const PAUSE_REASON_MAX_BYTES = 200;
