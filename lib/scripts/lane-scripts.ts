@@ -3,6 +3,7 @@ import { outOfMemory, serverRejected } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { LaneKeys } from '../redis/lane-keys';
+import { setJobTraceContext } from '../tracing/job-trace-context';
 import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
 
@@ -18,6 +19,8 @@ export interface AdmitArgs {
   delayMs: number;
   maxAttempts: number;
   own: boolean;
+  /** The submit's trace context (W3C), when tracing is on and a span was active. */
+  tc?: string;
 }
 
 /** @internal What a submit script said of one job. */
@@ -95,13 +98,20 @@ export class LaneScripts {
   async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitResult> {
     const reply = (await this.run('submit', k.queue, 'submit',
       [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup],
-      [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'])) as string[];
+      job.tc === undefined
+        ? [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0']
+        : [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0', job.tc])) as string[];
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
 
   async submitMany(k: LaneKeys, jobs: AdmitArgs[]): Promise<AdmitResult[]> {
     const args: (string | number)[] = [k.base, jobs.length];
-    for (const j of jobs) args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
+    // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one.
+    const traced = jobs.some((j) => j.tc !== undefined);
+    for (const j of jobs) {
+      args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
+      if (traced) args.push(j.tc ?? '');
+    }
     const reply = (await this.run('submitMany', k.queue, 'submitMany',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup], args)) as string[];
     const out: AdmitResult[] = [];
@@ -228,7 +238,10 @@ export class LaneScripts {
 }
 
 function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob {
-  const lastError = r[at + 5] as string;
+  // NOTE: a job submitted with a trace context comes back with { last_error, tc } in that place.
+  const sixth = r[at + 5];
+  const traced = Array.isArray(sixth);
+  const lastError = (traced ? sixth[0] : sixth) as string;
   const job: LaneJob = {
     id: r[at] as string,
     queue,
@@ -239,6 +252,7 @@ function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJ
     submittedAt: Number(r[at + 4]),
   };
   if (lastError) job.lastError = lastError;
+  if (traced) setJobTraceContext(job, String(sixth[1]));
   return job;
 }
 

@@ -4,7 +4,8 @@
   ZPOPMIN in mint order, attempt counter bumped (the fencing token), state active, lease in the
   active set, the lane's active count raised. When the lane is then empty or at its ceiling it
   leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
-  Appends id, group, attempt, payload, submitted_at, last_error per job to `out`; returns the count
+  Appends id, group, attempt, payload, submitted_at, last_error per job to `out` (last_error as
+  the pair { last_error, tc } when the row holds a trace context `tc`); returns the count
   and whether the lane left the ring.
   Numbers go to redis.call() as strings (counts as %d, the lease as Redis prints it, %.17g, once
   per script rather than once per job): Redis 7.0 formats every number argument anew.
@@ -19,7 +20,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   for i = 1, #popped, 2 do
     local id = popped[i]
     local jobKey = base .. 'job:' .. id
-    local row = rcall('HMGET', jobKey, 'payload', 'at', 'last_error')
+    local row = rcall('HMGET', jobKey, 'payload', 'at', 'last_error', 'tc')
     if row[1] then
       -- NOTE: the design's fencing token: HINCRBY on the row, never a value computed in the script.
       local attempt = rcall('HINCRBY', jobKey, 'attempts', '1')
@@ -30,7 +31,11 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       out[#out + 1] = attempt
       out[#out + 1] = row[1]
       out[#out + 1] = row[2] or '0'
-      out[#out + 1] = row[3] or ''
+      if row[4] then
+        out[#out + 1] = { row[3] or '', row[4] }
+      else
+        out[#out + 1] = row[3] or ''
+      end
       served = served + 1
     end
   end
