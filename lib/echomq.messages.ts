@@ -78,3 +78,6 @@ export const laneEventWithoutConsumer = (className: string): string =>
 
 export const laneEventFailed = (listener: string, event: string, jobId: string, reason: string): string =>
   `${listener} (on '${event}' of job ${jobId}) threw: ${reason}. The job's outcome is unchanged.`;
+
+export const missingOptionalPeer = (pkg: string, entry: string): string =>
+  `${entry} needs the package "${pkg}", which is not installed. Install it (npm install ${pkg}) to use ${entry}; the main entry @echomq/nestjs works without it.`;

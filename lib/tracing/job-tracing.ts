@@ -18,7 +18,7 @@ let api: OtelApi | null | undefined;
  * no-op, so having it installed but not tracing costs a few calls per job. prom-client and
  * @nestjs/terminus stay behind their subpaths.
  */
-export function otelApi(): OtelApi | null {
+function otelApi(): OtelApi | null {
   if (api === undefined) {
     try {
       api = require('@opentelemetry/api') as OtelApi;
