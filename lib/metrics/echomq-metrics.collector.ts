@@ -1,8 +1,6 @@
 import { Inject, Injectable, LoggerService, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, register as globalRegistry } from 'prom-client';
-import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
 import { echoMqLogger } from '../echomq.logger';
-import type { ResolvedEchoMqOptions } from '../interfaces';
 import { LanesService } from '../lanes.service';
 import { ClaimLoopOrchestrator } from '../runner/claim-loop.orchestrator';
 import { JobObservers } from '../runner/job-observers';
@@ -36,11 +34,10 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
     private readonly lanes: LanesService,
     private readonly loops: ClaimLoopOrchestrator,
     private readonly observers: JobObservers,
-    @Inject(ECHOMQ_MODULE_OPTIONS) echomqOptions: ResolvedEchoMqOptions,
   ) {
     this.registry = options.registry ?? globalRegistry;
     this.topCount = options.topLanes ?? 10;
-    this.logger = echoMqLogger(echomqOptions);
+    this.logger = echoMqLogger(lanes.settings);
   }
 
   onModuleInit(): void {
