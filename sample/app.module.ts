@@ -1,8 +1,13 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
 import { EchoMqModule } from '@echomq/nestjs';
+import { EchoMqHealthIndicator } from '@echomq/nestjs/health';
+import { EchoMqMetricsModule } from '@echomq/nestjs/metrics';
 import { EchoMqErrorFilter } from './echomq-error.filter';
 import { GuessesController } from './guesses.controller';
+import { HealthController } from './health.controller';
+import { MetricsController } from './metrics.controller';
 import { PlayersController } from './players.controller';
 import { ScoreService } from './score.service';
 import { SCORING_COST_MS, ScoreWorker } from './score.worker';
@@ -16,9 +21,13 @@ import { SCORING_COST_MS, ScoreWorker } from './score.worker';
         shutdownTimeoutMs: 5_000,
       }),
     }),
+    // NOTE: the queues' totals and gauges are read from the server at each scrape of GET /metrics.
+    EchoMqMetricsModule.forRoot(),
+    TerminusModule,
   ],
-  controllers: [GuessesController, PlayersController],
+  controllers: [GuessesController, PlayersController, MetricsController, HealthController],
   providers: [
+    EchoMqHealthIndicator,
     ScoreService,
     ScoreWorker,
     { provide: SCORING_COST_MS, useFactory: () => Math.max(Number(process.env.SCORING_COST_MS) || 0, 0) },
