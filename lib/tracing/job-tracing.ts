@@ -67,6 +67,7 @@ export function traceJob<T>(job: LaneJob, run: () => Promise<T>): Promise<T> {
   const tc = jobTraceContext(job);
   const producer = tc ? parse(otel, tc) : undefined;
   const parent: Context = producer ? otel.trace.setSpanContext(otel.ROOT_CONTEXT, producer) : otel.ROOT_CONTEXT;
+  // NOTE: the attributes go in at the start, where samplers can see them.
   const span = otel.trace.getTracer(TRACER_NAME).startSpan(`${job.queue} process`, {
     kind: otel.SpanKind.CONSUMER,
     links: producer ? [{ context: producer }] : [],
@@ -79,6 +80,9 @@ export function traceJob<T>(job: LaneJob, run: () => Promise<T>): Promise<T> {
       'echomq.attempt': job.attempt,
     },
   }, parent);
+  // NOTE: without an SDK (or when sampled out) the span records nothing: an untraced job then runs
+  // as it would without the package, and a traced one only carries its context on.
+  if (!span.isRecording()) return producer ? otel.context.with(otel.trace.setSpan(parent, span), run) : run();
   return otel.context.with(otel.trace.setSpan(parent, span), async () => {
     try {
       return await run();
