@@ -281,22 +281,25 @@ export class ClaimLoop {
     }
   }
 
-  /** Renews the lease of every held job, running or waiting for a slot. */
+  /** Renews the lease of every held job, running or waiting for a slot, in one call per tick. */
   private async renew(): Promise<void> {
     const held = [...this.running.values(), ...this.waiting].filter((h) => !h.lost);
-    await Promise.all(held.map(async (h) => {
-      try {
-        const until = await this.deps.lanes.extendUntil(this.consumer.queue, h.job.id, h.job.attempt, this.leaseMs);
-        if (until > 0) {
-          h.job.leaseUntil = until;
-        } else {
-          h.lost = true;
-          this.deps.logger.warn(`${this.consumer.name}: lost the lease of job ${h.job.id} (attempt ${h.job.attempt}); its result will be refused.`);
-        }
-      } catch {
-        // NOTE: a connection error; the next renewal tries again, well within the lease.
+    if (held.length === 0) return;
+    let until: number[];
+    try {
+      until = await this.deps.lanes.extendMany(this.consumer.queue, held.map((h) => ({ jobId: h.job.id, token: h.job.attempt })), this.leaseMs);
+    } catch {
+      // NOTE: a connection error; the next renewal tries again, well within the lease.
+      return;
+    }
+    held.forEach((h, i) => {
+      if (until[i] > 0) {
+        h.job.leaseUntil = until[i];
+      } else {
+        h.lost = true;
+        this.deps.logger.warn(`${this.consumer.name}: lost the lease of job ${h.job.id} (attempt ${h.job.attempt}); its result will be refused.`);
       }
-    }));
+    });
   }
 
   private async giveBack(job: LaneJob): Promise<void> {
