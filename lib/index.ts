@@ -6,5 +6,5 @@ export type { EchoMqErrorCode, EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';
 export type {
   LaneJob, LaneInfo, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, SubmitOptions, SubmitItem,
-  ClaimOptions, WeightedClaimOptions, FailOptions, FailOutcome, LaneConsumerOptions,
+  ClaimOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, LaneConsumerOptions,
 } from './interfaces';

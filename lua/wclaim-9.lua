@@ -26,9 +26,7 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "promoteDue"
---- @include "laneState"
---- @include "serveLane"
---- @include "rotateRing"
+--- @include "weightedTurn"
 
 local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local gactiveKey, activeKey, scheduleKey, wakeKey, weightKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
@@ -46,20 +44,5 @@ local leaseUntil = now + leaseMs
 local dueIn = -1
 if nextDue >= 0 then dueIn = math.max(nextDue - now, 0) end
 local out = { leaseUntil, dueIn }
-for healed = 0, 16 do
-  local group = rotateRing(ringKey)
-  if not group then break end
-  local depth, active, limit, paused = laneState(base, group, pausedKey, glimitKey, gactiveKey)
-  local k = tonumber(rcall('HGET', weightKey, group)) or 1
-  if k > depth then k = depth end
-  if limit and k > limit - active then k = limit - active end
-  if cap > 0 and k > cap then k = cap end
-  if k >= 1 and not paused then
-    serveLane(base, group, k, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
-    break
-  end
-  -- NOTE: unreachable while the ring invariant holds (see claim); heal and rotate on.
-  rcall('RPOP', ringKey)
-  rcall('SREM', ringSetKey, group)
-end
+weightedTurn(base, cap, leaseUntil, out, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, activeKey, weightKey)
 return out
