@@ -103,12 +103,7 @@ export class LanesService implements OnModuleInit {
    * `opts.max`) heads of the rotated lane. `[]` when nothing is serviceable.
    */
   async wclaim<T = unknown>(queue: string, opts?: WeightedClaimOptions): Promise<LaneJob<T>[]> {
-    return (await this.wclaimTurn<T>(queue, opts)).jobs;
-  }
-
-  /** @internal wclaim, with the next due time of the schedule. */
-  wclaimTurn<T = unknown>(queue: string, opts?: WeightedClaimOptions): Promise<{ jobs: LaneJob<T>[]; dueInMs: number }> {
-    return this.claims.wclaimTurn(queue, opts) as Promise<{ jobs: LaneJob<T>[]; dueInMs: number }>;
+    return (await this.claims.wclaimTurn(queue, opts)).jobs as LaneJob<T>[];
   }
 
   /**

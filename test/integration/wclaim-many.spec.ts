@@ -2,7 +2,7 @@ import IORedis from 'ioredis';
 import { engineFixture, keysOf, serverTimeMs, tag, waitPastServerTime } from '../support/engine';
 import { snapshot } from '../support/lanes';
 import { mintJobId } from '../../lib/ids/job-id';
-import type { LaneJob } from '../../lib/interfaces';
+import type { LaneJob, SubmitItem } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 
 /** A small seeded generator (mulberry32), so a failing case can be replayed. */
@@ -63,9 +63,9 @@ describe('wclaimMany: many weighted turns in one script', () => {
     // jobs that fall due at once, and some jobs already held: the same ids in both queues.
     const groups = [...Array(12).keys()].map((i) => `g${i}`);
     for (let round = 0; round < 3; round++) {
-      const items = [];
+      const items: SubmitItem[] = [];
       for (const g of groups) {
-        for (let n = int(0, 25); n > 0; n--) items.push({ group: g, payload: { g, r: rnd() }, opts: { jobId: mintJobId() } as { jobId: string; delayMs?: number } });
+        for (let n = int(0, 25); n > 0; n--) items.push({ group: g, payload: { g, r: rnd() }, opts: { jobId: mintJobId() } });
       }
       for (let n = 0; n < 4; n++) items.push({ group: groups[int(0, 11)], payload: { due: n }, opts: { jobId: mintJobId(), delayMs: 1 } });
       await both((q) => lanes.submitMany(q, items));
