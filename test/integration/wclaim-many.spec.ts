@@ -34,7 +34,8 @@ describe('wclaimMany: many weighted turns in one script', () => {
 
   /**
    * A queue's keys and contents with its name taken out and the clock readings dropped (lease
-   * deadlines, due times, submit times), to compare two queues built and served a few ms apart.
+   * deadlines, due times, timers, submit times, the claim times of rate logs), to compare two
+   * queues built and served a few ms apart.
    */
   async function state(q: string): Promise<unknown> {
     const k = keysOf(q);
@@ -42,8 +43,9 @@ describe('wclaimMany: many weighted turns in one script', () => {
     const out: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(snap)) {
       let v = value;
-      if (key === k.active || key === k.schedule) v = (value as string[]).filter((_, i) => i % 2 === 0).sort();
+      if (key === k.active || key === k.schedule || key === k.timers) v = (value as string[]).filter((_, i) => i % 2 === 0).sort();
       else if (key.startsWith(`${k.base}job:`)) v = { ...(value as Record<string, string>), at: undefined };
+      else if (key.endsWith(':rate')) v = (value as string[]).length;
       out[key.replace(q, 'Q')] = v;
     }
     return out;
@@ -59,8 +61,9 @@ describe('wclaimMany: many weighted turns in one script', () => {
       await op(a);
       await op(b);
     };
-    // Twelve lanes of mixed depth, weights 1..5 (some unset), ceilings on some, one paused, a few
-    // jobs that fall due at once, and some jobs already held: the same ids in both queues.
+    // Twelve lanes of mixed depth, weights 1..5 (some unset), ceilings on some, rate ceilings (an hour
+    // long, so no window ages out during the test) on others, one paused, a few jobs that fall due
+    // at once, and some jobs already held: the same ids in both queues.
     const groups = [...Array(12).keys()].map((i) => `g${i}`);
     for (let round = 0; round < 3; round++) {
       const items: SubmitItem[] = [];
@@ -77,6 +80,10 @@ describe('wclaimMany: many weighted turns in one script', () => {
         const limit = int(1, 4);
         await both((q) => lanes.limit(q, g, limit));
       }
+      if (rnd() < 0.3) {
+        const max = int(2, 12);
+        await both((q) => lanes.rate(q, g, { max, perMs: 3_600_000 }));
+      }
     }
     await both((q) => lanes.pause(q, 'g3'));
     await waitPastServerTime(client, (await serverTimeMs(client)) + 2);
@@ -85,6 +92,7 @@ describe('wclaimMany: many weighted turns in one script', () => {
 
     const held: LaneJob[] = [];
     let turnsTaken = 0;
+    let rateParked = 0;
     for (let call = 0; call < 25; call++) {
       const turns = int(1, 12);
       const opts = { leaseMs: 60_000, max: rnd() < 0.3 ? int(1, 3) : undefined, untilJobs: rnd() < 0.4 ? int(1, 20) : undefined };
@@ -101,6 +109,7 @@ describe('wclaimMany: many weighted turns in one script', () => {
       expect({ what, turns: many.turns.map((t) => t.map(seen)) }).toEqual({ what, turns: single.map((t) => t.map(seen)) });
       expect(new Set(many.turns.flat().map((j) => j.leaseUntil)).size).toBeLessThanOrEqual(1);
       turnsTaken += many.turns.length;
+      if ((await client.zrange(keysOf(a).timers, 0, -1)).some((m) => m.startsWith('r:'))) rateParked += 1;
       held.push(...many.turns.flat());
       expect({ what, state: await state(a) }).toEqual({ what, state: await state(b) });
       // Between calls: finish some held jobs (reopening lanes at their ceiling), steer a lane, add work.
@@ -119,8 +128,9 @@ describe('wclaimMany: many weighted turns in one script', () => {
         await both((q) => lanes.submitMany(q, items));
       }
     }
-    // The comparison saw real work: many turns, and the ring ran dry at least once or not at all.
+    // The comparison saw real work: many turns, with lanes parked at their rate along the way.
     expect(turnsTaken).toBeGreaterThan(60);
+    expect(rateParked).toBeGreaterThan(0);
   });
 
   it('returns each turn in its own array, in ring order, as many turns as asked', async () => {
@@ -176,6 +186,45 @@ describe('wclaimMany: many weighted turns in one script', () => {
     expect(turns[1].map(tag).slice(-1)).toEqual(['b399']);
     expect(await lanes.lane(q, 'b')).toMatchObject({ pending: 300, active: 400, inRing: true });
     expect(await client.zcard(keysOf(q).active)).toBe(1_000);
+  });
+
+  it('respects rate ceilings: K clamped by the room in the window, a lane at its rate leaves the ring, dueIn its reopening', async () => {
+    const q = queues.queue();
+    await fill(q, 'r', 20);
+    await fill(q, 'o', 20);
+    await lanes.weight(q, 'r', 4);
+    await lanes.weight(q, 'o', 2);
+    await lanes.rate(q, 'r', { max: 6, perMs: 60_000 });
+    const { turns, dueInMs } = await lanes.wclaimMany(q, 6);
+    // r: 4, then the 2 left in its window (and it is parked); o goes on alone.
+    expect(turns.map((t) => t.map(tag))).toEqual([
+      ['r0', 'r1', 'r2', 'r3'], ['o0', 'o1'], ['r4', 'r5'], ['o2', 'o3'], ['o4', 'o5'], ['o6', 'o7'],
+    ]);
+    expect(await lanes.lane(q, 'r')).toMatchObject({ pending: 14, active: 6, inRing: false, rate: { max: 6, perMs: 60_000 } });
+    expect(await client.zrange(keysOf(q).timers, 0, -1)).toContain('r:r');
+    expect(dueInMs).toBeGreaterThan(50_000);
+    expect(dueInMs).toBeLessThanOrEqual(60_000);
+    // Completing does not reopen a lane at its rate: only its window does.
+    for (const j of turns.flat()) await lanes.complete(q, j.id, j.attempt);
+    const next = await lanes.wclaimMany(q, 20);
+    expect(new Set(next.turns.flat().map((j) => j.group))).toEqual(new Set(['o']));
+    expect(next.turns.flat()).toHaveLength(12);
+    expect(next.dueInMs).toBeGreaterThan(50_000);
+  });
+
+  it('a rate window that ages out lets the lane back for the next turns', async () => {
+    const q = queues.queue();
+    await fill(q, 'r', 10);
+    await lanes.weight(q, 'r', 3);
+    await lanes.rate(q, 'r', { max: 2, perMs: 50 });
+    const first = await lanes.wclaimMany(q, 5, { leaseMs: 10_000 });
+    expect(first.turns.map((t) => t.map(tag))).toEqual([['r0', 'r1']]);
+    expect(first.dueInMs).toBeGreaterThanOrEqual(0);
+    expect(first.dueInMs).toBeLessThanOrEqual(50);
+    // Claimed at leaseUntil − 10 s (server clock); the window is 50 ms.
+    await waitPastServerTime(client, first.turns[0][0].leaseUntil - 10_000 + 50);
+    const second = await lanes.wclaimMany(q, 5);
+    expect(second.turns.map((t) => t.map(tag))).toEqual([['r2', 'r3']]);
   });
 
   it('promotes due scheduled jobs first and reports when the next one falls due', async () => {
