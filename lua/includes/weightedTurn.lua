@@ -3,24 +3,25 @@
 --- @include "rotateRing"
 --- @include "rateWindow"
 --[[
-  weightedTurn(base, cap, now, leaseUntil, out, k, rated) -> served (nil when no lane is serviceable), reopenAt
+  weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted) -> served (nil when no lane is serviceable), reopenAt
   One weighted turn, the whole of what one wclaim serves: rotate the ring one step exactly as claim
   does, then serve K = min(weight, pending depth, limit - active, cap, room left in the lane's rate
   window) heads of the rotated lane under one lease (cap 0: no cap). A lane found with its rate
   window full is parked (off the ring, kept in the ring set, with a timer) and the ring rotates on;
   a lane whose window the turn fills is parked the same way. `rated` tells whether any lane of the
-  queue has a rate (see laneTimers). Appends the jobs to `out` (see serveLane). reopenAt is the
+  queue has a rate (see laneTimers); `weighted` false tells that no lane has a weight (the gweight
+  hash is absent), so every weight is 1 and is not read. Appends the jobs to `out` (see serveLane). reopenAt is the
   earliest time a lane parked by this turn has room again, -1 when none.
   wclaim takes one turn and wclaimMany takes them in a loop, so what a turn serves is decided here.
   `k` names the keys: ring, ringset, paused, glimit, gactive, active, gweight, timers, grate, wake.
 ]]
-local function weightedTurn(base, cap, now, leaseUntil, out, k, rated)
+local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
   local reopenAt = -1
   for healed = 0, 16 do
     local group = rotateRing(k.ring)
     if not group then return nil, reopenAt end
     local depth, active, limit, paused = laneState(base, group, k.paused, k.glimit, k.gactive)
-    local want = tonumber(rcall('HGET', k.gweight, group)) or 1
+    local want = weighted and tonumber(rcall('HGET', k.gweight, group)) or 1
     if want > depth then want = depth end
     if limit and want > limit - active then want = limit - active end
     if cap > 0 and want > cap then want = cap end

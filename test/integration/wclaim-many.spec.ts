@@ -144,6 +144,15 @@ describe('wclaimMany: many weighted turns in one script', () => {
     expect((await lanes.lane(q, 'a')).inRing).toBe(false);
   });
 
+  it('with no weight set on any lane, serves one job per turn; a weight set later counts at once', async () => {
+    const q = queues.queue();
+    for (const g of ['a', 'b', 'c']) await fill(q, g, 4);
+    expect(await client.exists(keysOf(q).weight)).toBe(0);
+    expect((await lanes.wclaimMany(q, 5)).turns.map((t) => t.map(tag))).toEqual([['a0'], ['b0'], ['c0'], ['a1'], ['b1']]);
+    await lanes.weight(q, 'a', 2);
+    expect((await lanes.wclaimMany(q, 2)).turns.map((t) => t.map(tag))).toEqual([['c1'], ['a2', 'a3']]);
+  });
+
   it('stops after the turn that reaches untilJobs, serving that turn whole', async () => {
     const q = queues.queue();
     for (const g of ['a', 'b']) await fill(q, g, 20);
