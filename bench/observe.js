@@ -14,6 +14,7 @@
 // 2. One metrics scrape of a queue of 100,000 lanes: server time (INFO commandstats, every command
 //    the scrape sent) and wall time, averaged over 20 scrapes.
 //
+// --variants=plain,observed runs only those; --no-scrape skips part 2.
 // Prints a markdown table and writes bench/results/observe.json (bench/results/tmp/ for --smoke).
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -27,7 +28,7 @@ const Q = 'observe';
 const SCALE_Q = 'observe-scale';
 
 function parseArgs(argv) {
-  const a = { smoke: false, rounds: 3, jobs: 20000, lanes: 100000, child: null, port: 0 };
+  const a = { smoke: false, rounds: 3, jobs: 20000, lanes: 100000, child: null, port: 0, variants: VARIANTS, noScrape: false };
   for (const x of argv) {
     if (x === '--smoke') Object.assign(a, { smoke: true, rounds: 1, jobs: 1000, lanes: 2000 });
     else if (x.startsWith('--rounds=')) a.rounds = Number(x.slice(9));
@@ -35,6 +36,8 @@ function parseArgs(argv) {
     else if (x.startsWith('--lanes=')) a.lanes = Number(x.slice(8));
     else if (x.startsWith('--child=')) a.child = x.slice(8);
     else if (x.startsWith('--port=')) a.port = Number(x.slice(7));
+    else if (x.startsWith('--variants=')) a.variants = x.slice(11).split(',');
+    else if (x === '--no-scrape') a.noScrape = true;
     else throw new Error(`unknown option ${x}`);
   }
   return a;
@@ -213,18 +216,19 @@ async function main() {
   process.on('exit', () => server.killNow());
   args.port = server.port;
   try {
-    const runs = Object.fromEntries(VARIANTS.map((v) => [v, []]));
+    const variants = args.variants;
+    const runs = Object.fromEntries(variants.map((v) => [v, []]));
     for (let r = 0; r < args.rounds; r++) {
-      const order = r % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
+      const order = r % 2 === 0 ? variants : [...variants].reverse();
       for (const v of order) {
         log(`round ${r + 1}/${args.rounds}: ${v}`);
         runs[v].push(await child(args, v));
       }
     }
-    log(`scrape of ${args.lanes} lanes`);
-    const scrape = await child(args, 'scrape');
+    if (!args.noScrape) log(`scrape of ${args.lanes} lanes`);
+    const scrape = args.noScrape ? { skipped: '--no-scrape' } : await child(args, 'scrape');
     const med = (v, k) => median(runs[v].map((x) => x[k]));
-    const rows = VARIANTS.map((v) => ({
+    const rows = variants.map((v) => ({
       variant: v, jobsPerSec: med(v, 'jobsPerSec'), redisUsPerJob: med(v, 'redisUsPerJob'), nodeUsPerJob: med(v, 'nodeUsPerJob'),
       redisRange: [Math.min(...runs[v].map((x) => x.redisUsPerJob)), Math.max(...runs[v].map((x) => x.redisUsPerJob))],
       nodeRange: [Math.min(...runs[v].map((x) => x.nodeUsPerJob)), Math.max(...runs[v].map((x) => x.nodeUsPerJob))],
