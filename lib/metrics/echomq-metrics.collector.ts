@@ -89,7 +89,7 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
     });
     const wait = new Histogram({
       name: 'echomq_wait_seconds',
-      help: 'Submitted → claimed, by the server clock, of first attempts run by this process.',
+      help: 'Submitted → claimed, by the server clock, of the first attempts this process runs (retries left out, a delayed submit\'s delay included).',
       labelNames: ['queue'], buckets: WAIT_BUCKETS, registers,
     });
     const handler = new Histogram({
