@@ -10,6 +10,7 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 const TRACER_NAME = '@echomq/nestjs';
 
 let api: OtelApi | null | undefined;
+let tracer: ReturnType<OtelApi['trace']['getTracer']> | undefined;
 
 /**
  * @internal `@opentelemetry/api` when the application has it installed, else null; probed once, on
@@ -68,7 +69,9 @@ export function traceJob<T>(job: LaneJob, run: () => Promise<T>): Promise<T> {
   const producer = tc ? parse(otel, tc) : undefined;
   const parent: Context = producer ? otel.trace.setSpanContext(otel.ROOT_CONTEXT, producer) : otel.ROOT_CONTEXT;
   // NOTE: the attributes go in at the start, where samplers can see them.
-  const span = otel.trace.getTracer(TRACER_NAME).startSpan(`${job.queue} process`, {
+  // NOTE: the API's tracer is a proxy that follows an SDK registered later, so one is enough.
+  tracer ??= otel.trace.getTracer(TRACER_NAME);
+  const span = tracer.startSpan(`${job.queue} process`, {
     kind: otel.SpanKind.CONSUMER,
     links: producer ? [{ context: producer }] : [],
     attributes: {
