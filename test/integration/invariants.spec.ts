@@ -212,6 +212,10 @@ describe('invariants under a seeded random run', () => {
       }],
       [3, 'claimMany', async (l, rnd, held) => keep(held, (await l.claimMany(q, int(rnd, 1, 6), { leaseMs: int(rnd, 5, 80) })).jobs)],
       [8, 'wclaim', async (l, rnd, held) => keep(held, await l.wclaim(q, { leaseMs: int(rnd, 5, 80), max: rnd() < 0.3 ? int(rnd, 1, 3) : undefined }))],
+      [3, 'wclaimMany', async (l, rnd, held) => {
+        const { turns } = await l.wclaimMany(q, int(rnd, 1, 5), { leaseMs: int(rnd, 5, 80), untilJobs: rnd() < 0.5 ? int(rnd, 1, 8) : undefined });
+        turns.forEach((t) => keep(held, t));
+      }],
       [20, 'complete', async (l, rnd, held) => {
         const h = takeHeld(rnd, held);
         if (!h) return;
