@@ -52,9 +52,13 @@ if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps
 end
 
 local now = nowMs()
-local nextDue, timerAt, rated = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
-  grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey,
-  gactive = gactiveKey, wake = wakeKey })
+local nextDue, timerAt, rated = -1, -1, false
+local present = rcall('EXISTS', scheduleKey, timersKey)
+if present > 0 then
+  nextDue, timerAt, rated = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
+    grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey,
+    gactive = gactiveKey, wake = wakeKey }, present)
+end
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
 local served, healed = 0, 0
