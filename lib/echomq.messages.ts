@@ -66,3 +66,11 @@ export const duplicateConsumer = (className: string, queue: string): string =>
 
 export const scopedConsumer = (className: string): string =>
   `${className} is a request-scoped or transient @LaneConsumer; consumers must be singletons. It was skipped.`;
+
+export const connectionFailedAtStart = (name: string, err: Error & { code?: string }): string => {
+  const tls = /CERT|SELF_SIGNED|TLS|SSL|HOSTNAME/.test(err.code ?? '');
+  const hint = tls
+    ? 'The server\'s TLS certificate was not accepted: pass the CA that signed it (connection: { tls: { ca } }, or NODE_EXTRA_CA_CERTS for a rediss:// URL) and connect by a name or IP address the certificate lists.'
+    : 'The server refused the credentials: check the username and password of the connection.';
+  return `EchoMQ could not connect to Redis (${name}): ${err.message}${err.code ? ` [${err.code}]` : ''}. ${hint} The application does not start with a connection that cannot succeed.`;
+};
