@@ -1,3 +1,4 @@
+import { echoMqAclRules } from './redis/acl';
 /** @internal Message factories: every text the library shows a user comes from here. */
 
 const show = (value: unknown): string => {
@@ -74,3 +75,8 @@ export const connectionFailedAtStart = (name: string, err: Error & { code?: stri
     : 'The server refused the credentials: check the username and password of the connection.';
   return `EchoMQ could not connect to Redis (${name}): ${err.message}${err.code ? ` [${err.code}]` : ''}. ${hint} The application does not start with a connection that cannot succeed.`;
 };
+
+export const aclRefused = (operation: string, queue: string, prefix: string, detail: string): string =>
+  `EchoMQ ${operation} on queue "${queue}" was refused by the server's access control (NOPERM): the connection's user lacks `
+  + `a permission EchoMQ needs, access to the keys ${prefix}:* (~${prefix}:*) or one of the commands it runs. `
+  + `Grant the user: ${echoMqAclRules(prefix)}. The server said: ${detail}`;
