@@ -10,11 +10,11 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   // sent by the library
   'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info',
   // called inside the scripts
-  'time', 'exists', 'del',
-  'hget', 'hmget', 'hset', 'hdel', 'hincrby', 'hkeys',
-  'llen', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem',
+  'time', 'exists', 'del', 'pexpire',
+  'hget', 'hmget', 'hset', 'hdel', 'hincrby', 'hkeys', 'hlen',
+  'llen', 'lindex', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem', 'ltrim',
   'sadd', 'srem', 'sismember', 'smembers',
-  'zadd', 'zrem', 'zcard', 'zpopmin', 'zrange', 'zrangebyscore',
+  'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore',
 ];
 
 /**

@@ -62,13 +62,16 @@ describe('ACL: least privilege', () => {
     await call('weight', () => lanes.weight(q, 'b', 2));
     await call('limit', () => lanes.limit(q, 'b', 5));
     await call('limit', () => lanes.limit(q, 'b', null));
-    await call('pause', () => lanes.pause(q, 'b'));
+    await call('rate', () => lanes.rate(q, 'b', { max: 100, perMs: 1_000 }));
+    await call('rate', () => lanes.rate(q, 'b', null));
+    await call('pause', () => lanes.pause(q, 'b', { forMs: 60_000, reason: 'acl' }));
     await call('resume', () => lanes.resume(q, 'b'));
     expect((await call('lane', () => lanes.lane(q, 'b'))).pending).toBe(1);
     expect((await call('lanes', () => lanes.lanes(q))).length).toBeGreaterThanOrEqual(2);
     const first = await call('claim', () => lanes.claim(q, { leaseMs: 10_000 }));
     expect(first?.id).toBe(id);
     expect(await call('extend', () => lanes.extend(q, id, first!.attempt, 10_000))).toBe(true);
+    expect((await call('extendMany', () => lanes.extendMany(q, [{ jobId: id, token: first!.attempt }], 10_000)))[0]).toBeGreaterThan(0);
     expect(await call('fail', () => lanes.fail(q, id, first!.attempt, new Error('boom')))).toBe('dead');
     const dead = await call('dead', () => lanes.dead(q));
     expect(dead.map((j) => j.id)).toEqual([id]);
@@ -79,6 +82,8 @@ describe('ACL: least privilege', () => {
     await until(async () => (await call('reap', () => lanes.reap(q))) > 0, 2_000, 'an expired lease to be reaped');
     const turn = await call('wclaim', () => lanes.wclaim(q, { leaseMs: 10_000 }));
     expect(turn.length).toBeGreaterThan(0);
+    const turns = await call('wclaimMany', () => lanes.wclaimMany(q, 2, { leaseMs: 10_000 }));
+    for (const j of turns.turns.flat()) expect(await lanes.release(q, j.id, j.attempt)).toBe(true);
     expect(await call('release', () => lanes.release(q, turn[0].id, turn[0].attempt))).toBe(true);
     const again = (await lanes.claimMany(q, 10)).jobs;
     const [head, ...rest] = again;
