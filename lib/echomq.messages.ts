@@ -80,3 +80,14 @@ export const aclRefused = (operation: string, queue: string, prefix: string, det
   `EchoMQ ${operation} on queue "${queue}" was refused by the server's access control (NOPERM): the connection's user lacks `
   + `a permission EchoMQ needs, access to the keys ${prefix}:* (~${prefix}:*) or one of the commands it runs. `
   + `Grant the user: ${echoMqAclRules(prefix)}. The server said: ${detail}`;
+
+export const notReplicated = (operation: string, queue: string, got: number, wanted: number, timeoutMs: number,
+  what = `held by ${wanted} replica(s)`): string =>
+  `EchoMQ ${operation} on queue "${queue}" was written but not ${what} within ${timeoutMs} ms (${got} of ${wanted} confirmed): `
+  + 'a failover now could lose it. The write may stand: retry a submit with the same jobId (it is not admitted twice).';
+
+export const fsyncUnsupported = (): string =>
+  'EchoMqModule option durability.fsync needs the WAITAOF command (Redis 7.2+, Valkey 8+), which this server does not have. Drop fsync, or use appendfsync always on the server.';
+
+export const durabilityOnCluster = (): string =>
+  'EchoMqModule option durability is not supported on a Redis Cluster connection: WAIT must run on the node that took the write.';
