@@ -26,10 +26,12 @@ class FailoverWorker {
 class Producers {
   /** id -> when its submit was acknowledged. */
   readonly acked = new Map<string, number>();
-  /** id -> when its acknowledged submit was sent (the last try). */
+  /** id -> when its submit was first sent. */
   readonly sentAt = new Map<string, number>();
   readonly latencies: number[] = [];
   retries = 0;
+  /** Why submits were retried: error code (or message) -> count. */
+  readonly reasons = new Map<string, number>();
   private stopping = false;
   private readonly done: Promise<void>[] = [];
 
@@ -48,16 +50,18 @@ class Producers {
   /** Submits one job, retrying with its id until it is acknowledged (or the producers stop). */
   private async submitOne(group: string, payload: unknown): Promise<string> {
     const id = mintJobId();
+    this.sentAt.set(id, Date.now());
     for (;;) {
       const sent = Date.now();
       try {
         await this.lanes.submit(QUEUE, group, payload, { jobId: id });
         this.acked.set(id, Date.now());
-        this.sentAt.set(id, sent);
         this.latencies.push(Date.now() - sent);
         return id;
-      } catch {
+      } catch (err) {
         this.retries += 1;
+        const why = (err as { code?: string }).code ?? (err as Error).message;
+        this.reasons.set(why, (this.reasons.get(why) ?? 0) + 1);
         if (this.stopping) return id;
         await pause(25);
       }
@@ -102,6 +106,7 @@ describe('faults: Sentinel failover under load (1 primary, 1 replica, 3 sentinel
 
   it.each([
     ['without durability', {}],
+    ['with durability { replicas: 1, timeoutMs: 500 }', { durability: { replicas: 1, timeoutMs: 500 } }],
   ] as [string, EchoMqModuleOptions][])('%s', async (label, options) => {
     set = await SentinelSet.start();
     ({ app } = await bootApp('', [FailoverWorker], { connection: set.connection, idleBlockMs: 1_000, maxAttempts: 20, ...options }));
@@ -110,22 +115,30 @@ describe('faults: Sentinel failover under load (1 primary, 1 replica, 3 sentinel
 
     await waitFor('300 acknowledged submits', () => producers.acked.size >= 300, { timeoutMs: 20_000, intervalMs: 5 });
     const before = median(producers.latencies);
+    const p99 = [...producers.latencies].sort((a, b) => a - b)[Math.floor(producers.latencies.length * 0.99)];
     const old = await set.primary();
     // The replication link falls behind, a burst of submits goes out, and the primary's host
     // crashes as the 100th is acknowledged: what the replica never got is what a failover loses.
     set.link!.hold();
     let killedAt = 0;
     let killed!: Promise<void>;
-    const burst = producers.burst(400, (k) => {
-      if (k !== 100) return;
+    const crash = () => {
+      if (killedAt > 0) return;
       killedAt = Date.now();
       killed = set!.crashPrimary(old);
+    };
+    // With durability no submit is acknowledged while the link is held: the crash then comes 200 ms in.
+    const crashTimer = setTimeout(crash, 200);
+    const burst = producers.burst(400, (k) => {
+      if (k === 100) crash();
     });
     await waitFor('a quarter of the burst acknowledged', () => killedAt > 0, { timeoutMs: 10_000, intervalMs: 1 });
     await killed;
+    clearTimeout(crashTimer);
     const promoted = await set.failedOver(old.port);
     const promotedAt = Date.now();
     await set.rejoin(old);
+    const rejoinedAt = Date.now();
     const ackedAfter = () => [...producers.acked.entries()].filter(([id]) => producers.sentAt.get(id)! > killedAt);
     await waitFor('300 submits acknowledged after the kill', () => ackedAfter().length >= 300, { timeoutMs: 20_000, intervalMs: 10 });
     await burst;
@@ -150,12 +163,15 @@ describe('faults: Sentinel failover under load (1 primary, 1 replica, 3 sentinel
     }
     await client.quit();
 
-    report(`sentinel failover, ${label}: promoted in ${promotedAt - killedAt} ms; recovery ${firstAckAfter - killedAt} ms to the first `
+    report(`sentinel failover, ${label}: promoted in ${promotedAt - killedAt} ms, old primary back as its replica at ${rejoinedAt - killedAt} ms; recovery ${firstAckAfter - killedAt} ms to the first `
       + `acknowledged submit, ${firstRunAfter - killedAt} ms to its job running; acknowledged submits lost ${lost.length} of ${acked.length}; `
-      + `jobs run twice ${twice}; producer retries ${producers.retries}; submit latency median ${before} ms before the kill; `
+      + `jobs run twice ${twice}; producer retries ${producers.retries} (${[...producers.reasons].map(([w, n]) => `${w} ${n}`).join(', ') || 'none'}); submit latency before the crash median ${before} ms, p99 ${p99} ms; `
       + `gactive and ring ${consistency.problems.length === 0 && !repair ? 'consistent' : 'INCONSISTENT'}${repair}`);
-    expect(firstAckAfter - killedAt).toBeLessThan(15_000);
+    // NOTE: with durability, the new primary's WAITs time out for some 10 s after the old primary is
+    // back as its replica (measured; see README, Guarantees), so its recovery takes that long.
+    expect(firstAckAfter - killedAt).toBeLessThan(options.durability ? 30_000 : 15_000);
     expect(Number.isFinite(firstRunAfter)).toBe(true);
     expect(consistency.problems).toEqual([]);
+    if (options.durability) expect(lost).toEqual([]);
   });
 });
