@@ -86,11 +86,26 @@ export class SentinelSet {
     return server;
   }
 
-  /** Waits until the sentinels report a primary other than `oldPort` and it answers ROLE as master. */
+  /**
+   * Waits until every sentinel reports a primary other than `oldPort`, none has a failover in
+   * progress, and the new primary answers ROLE as master. NOTE: a server restarted before the
+   * failover has ended can make the sentinels fail over a second time, back to it.
+   */
   async failedOver(oldPort: number, timeoutMs = 20_000): Promise<TestRedisServer> {
     return waitFor('the sentinels to promote the replica', async () => {
       const port = await this.primaryPort();
       if (port === oldPort) return undefined;
+      for (const s of this.sentinels) {
+        const c = new IORedis(s.port, '127.0.0.1', { maxRetriesPerRequest: 2 });
+        try {
+          const fields = (await c.call('SENTINEL', 'MASTER', MASTER_NAME)) as string[];
+          const info = new Map<string, string>();
+          for (let i = 0; i < fields.length; i += 2) info.set(fields[i], fields[i + 1]);
+          if (Number(info.get('port')) !== port || info.get('flags') !== 'master') return undefined;
+        } finally {
+          c.disconnect();
+        }
+      }
       const server = this.servers.find((s) => s.port === port)!;
       const c = server.client();
       try {
