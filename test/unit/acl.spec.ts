@@ -26,3 +26,10 @@ describe('the ACL rules of an EchoMQ user', () => {
     expect(echoMqAclRules()).not.toMatch(/@read|@write|@all \+@|config/);
   });
 });
+
+describe('the README', () => {
+  it('gives the ACL line the library asks for', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    expect(readme).toContain(`ACL SETUSER echomq on >secret ${echoMqAclRules()}`);
+  });
+});
