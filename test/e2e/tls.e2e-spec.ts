@@ -66,6 +66,7 @@ describe('TLS connections', () => {
     expect(err).toBeInstanceOf(EchoMqError);
     expect((err as EchoMqError).code).toBe('MISCONFIGURED');
     expect((err as Error).message).toMatch(/certificate/i);
+    process.stdout.write(`[tls] wrong CA: boot failed after ${ms} ms: ${(err as Error).message}\n`);
     expect((err as Error).message).toMatch(/tls: \{ ca \}/);
     expect(ms).toBeLessThan(2_500);
     // Nothing keeps retrying behind the failed boot.
