@@ -165,11 +165,10 @@ describe('events and interceptors on consumer classes', () => {
     await until(() => log.includes('completed 4 40'), 10_000, 'the completed event');
     await lanes.submit('ev-basic', 'a', { n: 5, fail: true });
     await until(() => log.some((l) => l.endsWith('dead')), 10_000, 'the dead outcome');
-    expect(log).toEqual([
-      'active 1', 'completed 4 40',
-      'active 1', 'failed 1 no 5 retry',
-      'active 2', 'failed 2 no 5 dead',
-    ]);
+    expect(log.slice(0, 2)).toEqual(['active 1', 'completed 4 40']);
+    // NOTE: with no backoff the retry may be claimed (active 2) before the first failure's reply lands.
+    expect(log.slice(2).sort()).toEqual(['active 1', 'active 2', 'failed 1 no 5 retry', 'failed 2 no 5 dead']);
+    expect(log[log.length - 1]).toBe('failed 2 no 5 dead');
     // The listeners that threw and rejected were logged, and the job completed all the same.
     await until(() => logger.text('error').includes('listener rejected'), 5_000, 'the rejection log');
     expect(logger.text('error')).toContain(`EventfulWorker.throws (on 'completed' of job ${ok}) threw: listener broke`);
