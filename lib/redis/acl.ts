@@ -2,13 +2,13 @@
  * Every command EchoMQ sends, directly or from its Lua scripts (Redis checks a script's calls
  * against the user's ACL too): the narrowest command set its ACL user needs (the ACL tests pass
  * with exactly these). `info` serves ioredis's ready check (without it ioredis warns on every
- * connect and skips the check). Left out on purpose: `config|get` (the library copes when it is
+ * connect and skips the check); `ping` serves the health indicator of `@echomq/nestjs/health`. Left out on purpose: `config|get` (the library copes when it is
  * refused) and `client|setname` (ioredis ignores the refusal; add it to see the connections'
  * names in CLIENT LIST).
  */
 export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   // sent by the library
-  'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info',
+  'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info', 'ping',
   // called inside the scripts
   'time', 'exists', 'del', 'pexpire',
   'hget', 'hmget', 'hset', 'hdel', 'hincrby', 'hkeys', 'hlen',

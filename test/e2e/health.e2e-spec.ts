@@ -4,6 +4,7 @@ import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { EchoMqModule, LaneConsumer, LanesService } from '../../lib';
 import { EchoMqHealthIndicator } from '../../lib/health';
+import { echoMqAclRules } from '../../lib/redis/acl';
 import { CapturingLogger, until } from '../support/nest';
 import { TestRedisServer } from '../support/redis-server';
 
@@ -58,6 +59,21 @@ describe('EchoMqHealthIndicator (terminus)', () => {
     expect(res.body.status).toBe('ok');
     expect(res.body.info.echomq).toMatchObject({ status: 'up', loops: 1 });
     expect(res.body.info.echomq.pingMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('is up under the least-privilege ACL user of the README', async () => {
+    const admin = server.client();
+    try {
+      await admin.call('ACL', 'SETUSER', 'leastpriv', 'on', '>pw', ...echoMqAclRules().split(' '));
+      const a = await boot(`redis://leastpriv:pw@127.0.0.1:${server.port}`);
+      const res = await request(a.getHttpServer()).get('/health').expect(200);
+      expect(res.body.info.echomq).toMatchObject({ status: 'up', loops: 1 });
+    } finally {
+      await app?.close();
+      app = undefined;
+      await admin.acl('DELUSER', 'leastpriv');
+      await admin.quit();
+    }
   });
 
   it('is down, with the reason, while the server is stopped, and up again once it is back', async () => {
