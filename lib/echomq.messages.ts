@@ -66,3 +66,6 @@ export const duplicateConsumer = (className: string, queue: string): string =>
 
 export const scopedConsumer = (className: string): string =>
   `${className} is a request-scoped or transient @LaneConsumer; consumers must be singletons. It was skipped.`;
+
+export const waitTimedOut = (queue: string, jobId: string, ms: number): string =>
+  `waitFor timed out after ${ms} ms: job ${jobId} of queue "${queue}" has not completed or died yet (it may still).`;

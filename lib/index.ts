@@ -7,4 +7,5 @@ export { mintJobId, isJobId } from './ids/job-id';
 export type {
   LaneJob, LaneInfo, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, SubmitOptions, SubmitItem,
   ClaimOptions, WeightedClaimOptions, FailOptions, FailOutcome, LaneConsumerOptions,
+  JobInfo, LanePosition, QueueStats, LanePage, ScanLanesOptions, WaitForOptions,
 } from './interfaces';

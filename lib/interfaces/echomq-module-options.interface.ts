@@ -39,6 +39,12 @@ export interface EchoMqModuleOptions {
   idleBlockMs?: number;
   /** A logger to use instead of Nest's `Logger`. */
   logger?: LoggerService;
+  /**
+   * How long a completed job's row is kept (state `completed`, its result and finishedAt), in ms;
+   * while kept, a submit with the same jobId or dedupKey returns its id. 0 deletes it at once.
+   * @default 0
+   */
+  keepCompletedMs?: number;
 }
 
 /** @internal The options with every default filled in. */
@@ -51,5 +57,6 @@ export interface ResolvedEchoMqOptions {
   shutdownTimeoutMs: number;
   maxPayloadBytes: number;
   idleBlockMs: number;
+  keepCompletedMs: number;
   logger?: LoggerService;
 }

@@ -1,10 +1,17 @@
-import type { LaneInfo, LaneJob } from '../interfaces';
-import { checkName, checkOptInt, checkOptions } from '../validation/validate';
+import { LANE_PAGE_MAX } from '../echomq.constants';
+import type { LaneInfo, LaneJob, LanePage, QueueStats, ScanLanesOptions } from '../interfaces';
+import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
+import { invalidArgument } from '../echomq.messages';
+import { EchoMqError } from '../errors';
 import type { LaneContext } from './lane-context';
 
 const MAX_COUNT = 1_000_000;
+const CURSOR = /^[1-9][0-9]{0,19}$/;
 
-/** @internal Reads of the queue's state for people and tools: lanes, dead letters, counters. */
+/**
+ * @internal Reads of the queue's state for people and tools: one lane, pages of lanes from the lane
+ * index (scanLanes, topLanes), dead letters, and the queue's counters (stats).
+ */
 export class LaneInspection {
   constructor(private readonly ctx: LaneContext) {}
 
@@ -17,6 +24,36 @@ export class LaneInspection {
     return this.ctx.scripts.lanes(this.ctx.keysOf(queue), MAX_COUNT);
   }
 
+  /**
+   * A page of the lane index, by ZSCAN: a lane present for the whole scan is returned at least once,
+   * and each call costs O(count). The cursor is ZSCAN's, checked to be one it could have returned.
+   */
+  async scanLanes(queue: string, opts: unknown): Promise<LanePage> {
+    const k = this.ctx.keysOf(queue);
+    const o = checkOptions<ScanLanesOptions>('opts', opts, k.queue);
+    const count = checkOptInt('opts.count', o.count, 1, LANE_PAGE_MAX, k.queue) ?? 100;
+    let cursor = '0';
+    if (o.cursor !== undefined) {
+      if (typeof o.cursor !== 'string' || !CURSOR.test(o.cursor) || BigInt(o.cursor) >= 2n ** 64n) {
+        throw new EchoMqError(invalidArgument('opts.cursor', 'must be a cursor that scanLanes returned', o.cursor), { argument: 'opts.cursor', queue: k.queue });
+      }
+      cursor = o.cursor;
+    }
+    const [next, flat] = await this.ctx.client.zscan(k.index, cursor, 'COUNT', count);
+    const groups: string[] = [];
+    for (let i = 0; i < flat.length; i += 2) groups.push(flat[i]);
+    const lanes: LaneInfo[] = [];
+    for (let start = 0; start < groups.length; start += LANE_PAGE_MAX) {
+      lanes.push(...(await this.ctx.scripts.laneRows(k, groups.slice(start, start + LANE_PAGE_MAX))));
+    }
+    return { lanes, cursor: next === '0' ? null : next };
+  }
+
+  async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
+    const k = this.ctx.keysOf(queue);
+    return this.ctx.scripts.topLanes(k, checkInt('count', count, 1, LANE_PAGE_MAX, k.queue));
+  }
+
   async dead(queue: string, opts: unknown): Promise<LaneJob[]> {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<{ offset: number; count: number }>('opts', opts, k.queue);
@@ -25,9 +62,23 @@ export class LaneInspection {
     return this.ctx.scripts.dead(k, offset, count);
   }
 
-  async stats(queue: string): Promise<{ completed: number; retried: number; dead: number }> {
-    const k = this.ctx.keysOf(queue);
-    const h = await this.ctx.client.hgetall(k.stats);
-    return { completed: Number(h.completed ?? 0), retried: Number(h.retried ?? 0), dead: Number(h.dead ?? 0) };
+  /**
+   * The queue's counters and sizes, in one read-only script of constant cost. `pending` is derived
+   * from the totals (every admitted job not completed is pending, scheduled, active or dead), so the
+   * hot path keeps no counter of its own for it.
+   */
+  async stats(queue: string): Promise<QueueStats> {
+    const s = await this.ctx.scripts.stats(this.ctx.keysOf(queue));
+    return {
+      totals: { submitted: s.submitted, completed: s.completed, retried: s.retried, dead: s.deadTotal, reaped: s.reaped },
+      pending: Math.max(0, s.submitted - s.completed - s.scheduled - s.active - s.dead),
+      scheduled: s.scheduled,
+      active: s.active,
+      dead: s.dead,
+      lanes: s.lanes,
+      ringLength: s.ringLength,
+      pausedLanes: s.pausedLanes,
+      completedPerSec: s.completedLastMinute / 60,
+    };
   }
 }

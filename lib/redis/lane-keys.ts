@@ -17,6 +17,10 @@ export class LaneKeys {
   readonly wake: string;
   readonly dedup: string;
   readonly stats: string;
+  /** Every lane with work or settings, scored by its pending depth (scans, top lanes, counts). */
+  readonly index: string;
+  /** The pub/sub channel on which finished jobs that someone waits for are announced (not a key). */
+  readonly doneChannel: string;
 
   constructor(readonly prefix: string, readonly queue: string) {
     this.base = `${prefix}:{${queue}}:`;
@@ -32,6 +36,8 @@ export class LaneKeys {
     this.wake = this.base + 'wake';
     this.dedup = this.base + 'dedup';
     this.stats = this.base + 'stats';
+    this.index = this.base + 'lanes';
+    this.doneChannel = this.base + 'done';
   }
 
   /** The lane (pending set) of a group. */

@@ -51,7 +51,7 @@ describe('consumers (real module, real server)', () => {
     const lanes = a.app.get(LanesService);
     const items = Array.from({ length: 2_000 }, (_, i) => ({ group: `tenant-${i % 50}`, payload: { i } }));
     const ids = await lanes.submitMany(ONCE_QUEUE, items);
-    await until(async () => (await lanes.stats(ONCE_QUEUE)).completed === 2_000, 20_000, 'all completions');
+    await until(async () => (await lanes.stats(ONCE_QUEUE)).totals.completed === 2_000, 20_000, 'all completions');
     const handled = seen.once.map((j) => j.id);
     expect(new Set(handled).size).toBe(2_000);
     expect(handled).toHaveLength(2_000);

@@ -11,6 +11,7 @@
   KEYS[6] active     emq:{q}:active    (leases, scored by deadline)
   KEYS[7] schedule   emq:{q}:schedule
   KEYS[8] wake       emq:{q}:wake
+  KEYS[9] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -32,7 +33,7 @@ local rcall = redis.call
 --- @include "rotateRing"
 
 local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local gactiveKey, activeKey, scheduleKey, wakeKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local gactiveKey, activeKey, scheduleKey, wakeKey, indexKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
 local base = ARGV[1]
 local leaseMs, steps, promoteMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps < 1
@@ -42,7 +43,7 @@ end
 
 local now = nowMs()
 local _, nextDue = promoteDue(base, now, promoteMax, scheduleKey, ringKey, ringSetKey, pausedKey,
-  glimitKey, gactiveKey, wakeKey)
+  glimitKey, gactiveKey, wakeKey, indexKey)
 local leaseUntil = now + leaseMs
 local dueIn = -1
 if nextDue >= 0 then dueIn = math.max(nextDue - now, 0) end
@@ -60,7 +61,7 @@ while served < steps do
     healed = healed + 1
     if healed > 16 then break end
   else
-    serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+    serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, indexKey)
     served = served + 1
   end
 end

@@ -12,6 +12,7 @@
   KEYS[7] schedule   emq:{q}:schedule
   KEYS[8] wake       emq:{q}:wake
   KEYS[9] gweight    emq:{q}:gweight   (integer >= 1 per group, 1 when unset)
+  KEYS[10] lanes     emq:{q}:lanes     (lane index, scored by pending depth)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -32,6 +33,7 @@ local rcall = redis.call
 
 local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local gactiveKey, activeKey, scheduleKey, wakeKey, weightKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
+local indexKey = KEYS[10]
 local base = ARGV[1]
 local leaseMs, cap, promoteMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not cap or cap < 0
@@ -41,7 +43,7 @@ end
 
 local now = nowMs()
 local _, nextDue = promoteDue(base, now, promoteMax, scheduleKey, ringKey, ringSetKey, pausedKey,
-  glimitKey, gactiveKey, wakeKey)
+  glimitKey, gactiveKey, wakeKey, indexKey)
 local leaseUntil = now + leaseMs
 local dueIn = -1
 if nextDue >= 0 then dueIn = math.max(nextDue - now, 0) end
@@ -55,7 +57,7 @@ for healed = 0, 16 do
   if limit and k > limit - active then k = limit - active end
   if cap > 0 and k > cap then k = cap end
   if k >= 1 and not paused then
-    serveLane(base, group, k, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+    serveLane(base, group, k, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, indexKey)
     break
   end
   -- NOTE: unreachable while the ring invariant holds (see claim); heal and rotate on.

@@ -1,5 +1,5 @@
 --[[
-  resume: put a paused lane back in service: it rejoins the ring when it has work and is under its ceiling.
+  pause: take a lane out of service: it leaves the ring and its pending jobs stay where they are.
 
   KEYS[1] paused   emq:{q}:paused
   KEYS[2] glimit   emq:{q}:glimit
@@ -8,6 +8,7 @@
   KEYS[5] ringset  emq:{q}:ringset
   KEYS[6] wake     emq:{q}:wake
   KEYS[7] lane     emq:{q}:g:<group>:pending
+  KEYS[8] lanes    emq:{q}:lanes     (lane index)
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] group  lane name
@@ -20,7 +21,8 @@ local rcall = redis.call
 
 local base, group = ARGV[1], ARGV[2]
 if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending' then
-  return redis.error_reply('ERR echomq: resume arguments do not match its keys')
+  return redis.error_reply('ERR echomq: pause arguments do not match its keys')
 end
-rcall('SREM', KEYS[1], group)
+rcall('SADD', KEYS[1], group)
+rcall('ZADD', KEYS[8], 'NX', '0', group)
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[1], KEYS[2], KEYS[3], KEYS[6])

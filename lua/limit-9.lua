@@ -10,6 +10,8 @@
   KEYS[5] ringset  emq:{q}:ringset
   KEYS[6] wake     emq:{q}:wake
   KEYS[7] lane     emq:{q}:g:<group>:pending
+  KEYS[8] lanes    emq:{q}:lanes     (lane index)
+  KEYS[9] gweight  emq:{q}:gweight
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] group  lane name
@@ -20,6 +22,7 @@
 ]]
 local rcall = redis.call
 --- @include "ringSync"
+--- @include "indexSetting"
 
 local base, group, raw = ARGV[1], ARGV[2], ARGV[3]
 local limit = tonumber(raw)
@@ -32,4 +35,5 @@ if raw == '' then
 else
   rcall('HSET', KEYS[1], group, limit)
 end
+indexSetting(KEYS[8], group, raw ~= '', KEYS[3], KEYS[1], KEYS[9], KEYS[2])
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[3], KEYS[1], KEYS[2], KEYS[6])
