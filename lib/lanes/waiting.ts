@@ -24,12 +24,15 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
+const isFinished = (row: JobRow): boolean => row.state === 'completed' || row.state === 'dead';
+
 /**
  * @internal waitFor without polling. One subscriber connection per LanesService, opened on the first
  * wait, subscribed to the `done` channel of each queue someone waits on. A wait subscribes first,
  * then runs watchJob, which reads the row and, when the job is unfinished, marks it so that the
  * script that finishes it publishes the outcome: a finish either precedes the mark (and the read
- * shows it) or sees it (and the message comes), so none is missed. Jobs nobody waits for publish
+ * shows it) or sees it (and the message comes, or, when it came before the subscription was active,
+ * the row kept for waiters shows it), so none is missed. Jobs nobody waits for publish
  * nothing. PUBLISH from a script reaches a subscriber on any node of a Redis Cluster.
  */
 export class LaneWaiting {
@@ -69,12 +72,20 @@ export class LaneWaiting {
     });
   }
 
-  /** Subscribes (once per queue), then reads and marks the row. */
+  /**
+   * Marks the row at once (so the mark is on the wire before anything the caller sends after this
+   * call, a complete included), then, once subscribed, reads the row again: a finish between the
+   * mark and the subscription published to nobody, but the marked row is kept (at least 10 s), so
+   * this read sees it. A finish after the subscription comes as a message.
+   */
   private async watch(k: LaneKeys, id: string, waiter: Waiter): Promise<void> {
     try {
-      await this.channels.get(k.doneChannel)?.ready;
-      const row = await this.ctx.scripts.watchJob(k, id);
-      this.settle(k.queue, id, row, waiter);
+      const marked = this.ctx.scripts.watchJob(k, id);
+      const ready = this.channels.get(k.doneChannel)?.ready;
+      const row = await marked;
+      if (!row || isFinished(row)) return this.settle(k.queue, id, row, waiter);
+      await ready;
+      this.settle(k.queue, id, await this.ctx.scripts.job(k, id), waiter);
     } catch (err) {
       waiter.reject(err);
     }
@@ -83,7 +94,7 @@ export class LaneWaiting {
   /** Resolves a waiter when the row is gone (null) or finished; leaves it waiting otherwise. */
   private settle(queue: string, id: string, row: JobRow | null, waiter: Waiter): void {
     if (!row) waiter.resolve(null);
-    else if (row.state === 'completed' || row.state === 'dead') waiter.resolve(toJobInfo(queue, row, this.ctx.options.maxAttempts));
+    else if (isFinished(row)) waiter.resolve(toJobInfo(queue, row, this.ctx.options.maxAttempts));
   }
 
   private join(k: LaneKeys, id: string, waiter: Waiter): void {

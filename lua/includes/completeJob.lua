@@ -11,7 +11,10 @@
   it so a submit with the same jobId or dedupKey returns this id. The lane's active count drops, a
   lane held at its ceiling rejoins the ring, an idle lane without settings leaves the index, and a
   waiter (row field `waited`) is told. The caller counts the completions (countCompleted).
+  A row a waiter marked is kept at least WAITED_KEEP_MS even without keepMs: a waiter whose
+  subscription was not yet active when the message went out reads it from the row instead.
 ]]
+local WAITED_KEEP_MS = 10000
 local function completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
                            ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey)
   local jobKey = base .. 'job:' .. id
@@ -21,7 +24,10 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   local left = releaseActive(gactiveKey, activeKey, group, id)
   local nowText = string.format('%d', now)
   local full
-  if row[5] then full = rcall('HMGET', jobKey, 'payload', 'at', 'max', 'last_error') end
+  if row[5] then
+    full = rcall('HMGET', jobKey, 'payload', 'at', 'max', 'last_error')
+    if keepMs < WAITED_KEEP_MS then keepMs = WAITED_KEEP_MS end
+  end
   if keepMs > 0 then
     rcall('HSET', jobKey, 'state', 'completed', 'done', nowText, 'result', result)
     rcall('PEXPIRE', jobKey, keepMs)
