@@ -31,3 +31,5 @@ export const MAX_WAIT_MS = 24 * 3600 * 1000;
 export const POSITION_EXACT_RING = 1_000;
 /** @internal Lanes per scanLanes/topLanes page, at most. */
 export const LANE_PAGE_MAX = 1_000;
+/** @internal Byte limit of a pause reason. */
+export const PAUSE_REASON_MAX_BYTES = 200;

@@ -32,6 +32,15 @@ export interface WeightedClaimOptions extends ClaimOptions {
   max?: number;
 }
 
+/** Options of {@link LanesService.wclaimMany}. */
+export interface WeightedClaimManyOptions extends WeightedClaimOptions {
+  /**
+   * Stop taking turns once this many jobs are served (integer from 1 to 1,000); the turn that
+   * reaches it is served whole. @default no stop before `turns` turns or 1,000 jobs
+   */
+  untilJobs?: number;
+}
+
 /** Options of {@link LanesService.fail}, for callers that override the module defaults. */
 export interface FailOptions {
   /** Attempts before dead-lettering, for jobs that were submitted without their own. */
@@ -40,3 +49,19 @@ export interface FailOptions {
 
 /** What {@link LanesService.fail} did with the job. */
 export type FailOutcome = 'retry' | 'dead' | 'stale';
+
+/** Options of {@link LanesService.pause}. */
+export interface PauseOptions {
+  /** Resume by itself after this many ms, by the server clock (integer >= 1). @default until resume() */
+  forMs?: number;
+  /** Why the lane is paused (at most 200 bytes), reported by lane() while it is. */
+  reason?: string;
+}
+
+/** One held job in {@link LanesService.extendMany}. */
+export interface HeldLease {
+  /** The job id. */
+  jobId: string;
+  /** The attempt number the holder claimed it under (`LaneJob.attempt`). */
+  token: number;
+}

@@ -1,9 +1,10 @@
 import type { Cluster, Redis } from 'ioredis';
 import { outOfMemory, serverRejected } from '../echomq.messages';
 import { EchoMqError } from '../errors';
-import type { LaneInfo, LaneJob } from '../interfaces';
+import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
 import { LaneKeys } from '../redis/lane-keys';
+import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
 
 /** @internal A connection that scripts run on. */
@@ -40,14 +41,17 @@ export const SCRIPT_OF = {
   submitMany: 'submitMany',
   claim: 'claim',
   wclaim: 'wclaim',
+  wclaimMany: 'wclaimMany',
   complete: 'complete',
   completeMany: 'completeMany',
   fail: 'fail',
   extend: 'extend',
+  extendMany: 'extendMany',
   reap: 'reap',
   promote: 'promote',
   weight: 'weight',
   limit: 'limit',
+  rate: 'rate',
   pause: 'pause',
   resume: 'resume',
   retryDead: 'retryDead',
@@ -116,22 +120,39 @@ export class LaneScripts {
   /** Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing is scheduled. */
   async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('claim', k.queue, 'claim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.index],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo, k.index, k.weight],
       [k.base, leaseMs, steps, promoteMax])) as Reply[];
     return toClaim(k.queue, reply);
   }
 
   async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('wclaim', k.queue, 'wclaim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.index],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo, k.index],
       [k.base, leaseMs, max, promoteMax])) as Reply[];
     return toClaim(k.queue, reply);
+  }
+
+  /** Takes up to `turns` weighted turns in one round trip (see wclaimMany-12.lua); the jobs of each turn in order. */
+  async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number):
+    Promise<{ turns: LaneJob[][]; dueInMs: number }> {
+    const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany',
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo, k.index],
+      [k.base, leaseMs, turns, max, untilJobs, promoteMax])) as Reply[];
+    const leaseUntil = Number(reply[0]);
+    const out: LaneJob[][] = [];
+    let at = 3;
+    for (const size of reply[2] as number[]) {
+      const turn: LaneJob[] = [];
+      for (let i = 0; i < Number(size); i++, at += 6) turn.push(toJob(k.queue, reply, at, leaseUntil));
+      out.push(turn);
+    }
+    return { turns: out, dueInMs: Number(reply[1]) };
   }
 
   /** `result` is JSON text, '' for none; `keepMs` 0 deletes the row. */
   async complete(k: LaneKeys, id: string, token: number, result: string, keepMs: number): Promise<boolean> {
     const reply = await this.run('complete', k.queue, 'complete',
-      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats, k.index, k.weight],
+      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats, k.index, k.weight, k.rate],
       [k.base, id, token, keepMs, result]);
     return reply === 1;
   }
@@ -141,13 +162,13 @@ export class LaneScripts {
     const args: (string | number)[] = [k.base, acks.length, keepMs];
     for (const a of acks) args.push(a.id, a.token, a.result);
     const reply = (await this.run('completeMany', k.queue, 'completeMany',
-      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats, k.index, k.weight], args)) as number[];
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats, k.index, k.weight, k.rate], args)) as number[];
     return reply.map((r) => r === 1);
   }
 
   async fail(k: LaneKeys, id: string, token: number, error: string, p: FailPolicy): Promise<'retry' | 'dead' | 'stale'> {
     return (await this.run('fail', k.queue, 'fail',
-      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.schedule, k.dead, k.wake, k.stats, k.index, k.weight],
+      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.schedule, k.dead, k.wake, k.stats, k.index, k.weight, k.rate],
       [k.base, id, token, error, p.maxAttempts, p.delayMs, p.factor, p.maxDelayMs])) as 'retry' | 'dead' | 'stale';
   }
 
@@ -156,9 +177,16 @@ export class LaneScripts {
     return Number(await this.run('extend', k.queue, 'extend', [k.job(id), k.active], [id, token, leaseMs]));
   }
 
+  /** One new lease deadline per job, in order; 0 where the job is no longer held under its token. */
+  async extendMany(k: LaneKeys, leases: { id: string; token: number }[], leaseMs: number): Promise<number[]> {
+    const args: (string | number)[] = [k.base, leaseMs, leases.length];
+    for (const l of leases) args.push(l.id, l.token);
+    return ((await this.run('extendMany', k.queue, 'extendMany', [k.active], args)) as number[]).map(Number);
+  }
+
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {
     return Number(await this.run('reap', k.queue, 'reap',
-      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats, k.index, k.weight],
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats, k.index, k.weight, k.rate],
       [k.base, maxAttempts, max]));
   }
 
@@ -169,19 +197,31 @@ export class LaneScripts {
   }
 
   async weight(k: LaneKeys, group: string, weight: number): Promise<void> {
-    await this.run('weight', k.queue, 'weight', [k.weight, k.index, k.paused, k.limit, k.gactive], [group, weight]);
+    await this.run('weight', k.queue, 'weight', [k.weight, k.index, k.paused, k.limit, k.gactive, k.rate], [group, weight]);
   }
 
   async limit(k: LaneKeys, group: string, limit: number | null): Promise<void> {
     await this.run('limit', k.queue, 'limit',
-      [k.limit, k.gactive, k.paused, k.ring, k.ringSet, k.wake, k.lane(group), k.index, k.weight], [k.base, group, limit ?? '']);
+      [k.limit, k.gactive, k.paused, k.ring, k.ringSet, k.wake, k.lane(group), k.timers, k.index, k.weight, k.rate], [k.base, group, limit ?? '']);
   }
 
-  async pause(k: LaneKeys, group: string, paused: boolean): Promise<void> {
-    const name = paused ? 'pause' : 'resume';
-    const keys = [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group), k.index];
-    if (!paused) keys.push(k.weight);
-    await this.run(name, k.queue, name, keys, [k.base, group]);
+  /** Sets (or with null clears) a lane's rate ceiling. */
+  async rate(k: LaneKeys, group: string, rate: LaneRate | null): Promise<void> {
+    await this.run('rate', k.queue, 'rate',
+      [k.rate, k.timers, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.lane(group), k.rateLog(group), k.index, k.weight],
+      [k.base, group, rate ? rate.max : '', rate ? rate.perMs : '']);
+  }
+
+  /** Pauses a lane, until resumed or, with `forMs`, for that long (server clock); `reason` '' for none. */
+  async pause(k: LaneKeys, group: string, forMs: number | null, reason: string): Promise<void> {
+    await this.run('pause', k.queue, 'pause',
+      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group), k.pauseInfo, k.timers, k.index],
+      [k.base, group, forMs ?? '', reason]);
+  }
+
+  async resume(k: LaneKeys, group: string): Promise<void> {
+    await this.run('resume', k.queue, 'resume',
+      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group), k.pauseInfo, k.timers, k.index, k.weight, k.rate], [k.base, group]);
   }
 
   async release(k: LaneKeys, id: string, token: number): Promise<boolean> {
@@ -197,17 +237,12 @@ export class LaneScripts {
   }
 
   async lane(k: LaneKeys, group: string): Promise<LaneInfo> {
-    const r = (await this.run('lane', k.queue, 'laneInfo',
-      [k.lane(group), k.weight, k.limit, k.gactive, k.paused, k.ringSet], [group])) as number[];
-    return toLaneInfo(group, r, 0);
+    const r = (await this.run('lane', k.queue, 'laneInfo', [...laneRowKeys(k), k.lane(group)], [k.base, group])) as unknown[];
+    return toLaneInfo(r);
   }
 
   async lanes(k: LaneKeys, max: number): Promise<LaneInfo[]> {
-    const r = (await this.run('lanes', k.queue, 'lanes',
-      [k.ringSet, k.paused, k.gactive, k.limit, k.weight], [k.base, max])) as (string | number)[];
-    const out: LaneInfo[] = [];
-    for (let i = 0; i < r.length; i += 7) out.push(toLaneInfo(String(r[i]), r as number[], i + 1));
-    return out;
+    return toLaneInfos((await this.run('lanes', k.queue, 'lanes', laneRowKeys(k), [k.base, max])) as unknown[]);
   }
 
   /** The row of a job, null when the queue does not hold it. */
@@ -233,15 +268,11 @@ export class LaneScripts {
   /** The LaneInfo rows of the named lanes, in order. */
   async laneRows(k: LaneKeys, groups: string[]): Promise<LaneInfo[]> {
     if (groups.length === 0) return [];
-    const r = (await this.run('scanLanes', k.queue, 'laneRows',
-      [k.weight, k.limit, k.gactive, k.paused, k.ringSet], [k.base, ...groups])) as (string | number)[];
-    return toLaneRows(r);
+    return toLaneInfos((await this.run('scanLanes', k.queue, 'laneRows', laneRowKeys(k), [k.base, ...groups])) as unknown[]);
   }
 
   async topLanes(k: LaneKeys, count: number): Promise<LaneInfo[]> {
-    const r = (await this.run('topLanes', k.queue, 'topLanes',
-      [k.index, k.weight, k.limit, k.gactive, k.paused, k.ringSet], [k.base, count])) as (string | number)[];
-    return toLaneRows(r);
+    return toLaneInfos((await this.run('topLanes', k.queue, 'topLanes', [...laneRowKeys(k), k.index], [k.base, count])) as unknown[]);
   }
 
   async stats(k: LaneKeys): Promise<StatsRow> {
@@ -259,25 +290,6 @@ export class LaneScripts {
     for (let i = 0; i < r.length; i += 6) out.push(toJob(k.queue, r, i, 0));
     return out;
   }
-}
-
-function toLaneRows(r: (string | number)[]): LaneInfo[] {
-  const out: LaneInfo[] = [];
-  for (let i = 0; i < r.length; i += 7) out.push(toLaneInfo(String(r[i]), r as number[], i + 1));
-  return out;
-}
-
-function toLaneInfo(group: string, r: number[], at: number): LaneInfo {
-  const limit = Number(r[at + 3]);
-  return {
-    group,
-    pending: Number(r[at]),
-    active: Number(r[at + 1]),
-    weight: Number(r[at + 2]),
-    limit: limit < 0 ? null : limit,
-    paused: Number(r[at + 4]) === 1,
-    inRing: Number(r[at + 5]) === 1,
-  };
 }
 
 function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob {

@@ -4,7 +4,7 @@
 --- @include "finishJob"
 --[[
   completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
-              ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey) -> 1 | 0
+              ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0
   Completes one job held under `token` (0, changing nothing, when the token is stale or the job
   unknown). Without keepMs the row is deleted; with it the row stays keepMs ms with state
   `completed`, `done` (finishedAt) and `result` ('' for none), and its dedup key keeps pointing at
@@ -16,7 +16,7 @@
 ]]
 local WAITED_KEEP_MS = 10000
 local function completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
-                           ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey)
+                           ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey)
   local jobKey = base .. 'job:' .. id
   local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited')
   if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
@@ -41,6 +41,6 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
       result = result })
   end
   reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
-  if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey) end
+  if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey) end
   return 1
 end

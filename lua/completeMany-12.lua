@@ -14,6 +14,7 @@
   KEYS[9]  stats     emq:{q}:stats
   KEYS[10] lanes     emq:{q}:lanes     (lane index, scored by pending depth)
   KEYS[11] gweight   emq:{q}:gweight
+  KEYS[12] grate     emq:{q}:grate
 
   ARGV[1] base    'emq:{q}:'; must be the prefix of KEYS[5]
   ARGV[2] count   n, the number of acks
@@ -39,7 +40,7 @@ local out, done = {}, 0
 for i = 0, n - 1 do
   local o = 4 + i * 3
   local r = completeJob(base, ARGV[o], tonumber(ARGV[o + 1]), keepMs, ARGV[o + 2], now, KEYS[1], KEYS[2],
-    KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[10], KEYS[11])
+    KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[10], KEYS[11], KEYS[12])
   done = done + r
   out[#out + 1] = r
 end

@@ -14,6 +14,7 @@
   KEYS[9] stats     emq:{q}:stats     (counters; `reaped` counts the jobs handled here)
   KEYS[10] lanes    emq:{q}:lanes     (lane index, scored by pending depth)
   KEYS[11] gweight  emq:{q}:gweight
+  KEYS[12] grate    emq:{q}:grate
 
   ARGV[1] base         'emq:{q}:'
   ARGV[2] maxAttempts  the default when a job has none of its own (>= 1)
@@ -49,7 +50,7 @@ for i = 1, #expired do
     local used = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0)
     if used >= (tonumber(row[4]) or defaultMax) then
       buryJob(base, jobKey, id, group, 'lease expired on attempt ' .. (row[2] or '?'), now, KEYS[7], KEYS[9], row[6])
-      if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11]) end
+      if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11], KEYS[12]) end
     else
       rcall('HSET', jobKey, 'state', 'pending')
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)

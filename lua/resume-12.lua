@@ -1,5 +1,6 @@
 --[[
-  resume: put a paused lane back in service: it rejoins the ring when it has work and is under its ceiling.
+  resume: put a paused lane back in service: it rejoins the ring when it has work and is under its
+  ceiling. A timed pause's timer and the pause reason go with it.
 
   KEYS[1] paused   emq:{q}:paused
   KEYS[2] glimit   emq:{q}:glimit
@@ -8,8 +9,11 @@
   KEYS[5] ringset  emq:{q}:ringset
   KEYS[6] wake     emq:{q}:wake
   KEYS[7] lane     emq:{q}:g:<group>:pending
-  KEYS[8] lanes    emq:{q}:lanes     (lane index)
-  KEYS[9] gweight  emq:{q}:gweight
+  KEYS[8] gpause   emq:{q}:gpause
+  KEYS[9] timers   emq:{q}:timers
+  KEYS[10] lanes   emq:{q}:lanes    (lane index)
+  KEYS[11] gweight emq:{q}:gweight
+  KEYS[12] grate   emq:{q}:grate
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] group  lane name
@@ -19,6 +23,7 @@
 ]]
 local rcall = redis.call
 --- @include "ringSync"
+--- @include "unparkLane"
 --- @include "indexSetting"
 
 local base, group = ARGV[1], ARGV[2]
@@ -26,5 +31,8 @@ if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending' t
   return redis.error_reply('ERR echomq: resume arguments do not match its keys')
 end
 rcall('SREM', KEYS[1], group)
-indexSetting(KEYS[8], group, false, KEYS[1], KEYS[2], KEYS[9], KEYS[3])
+rcall('HDEL', KEYS[8], group)
+rcall('ZREM', KEYS[9], 'p:' .. group)
+unparkLane(group, KEYS[9], KEYS[5])
+indexSetting(KEYS[10], group, false, KEYS[1], KEYS[2], KEYS[11], KEYS[3], KEYS[12])
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[1], KEYS[2], KEYS[3], KEYS[6])

@@ -16,6 +16,7 @@
   KEYS[11] stats     emq:{q}:stats
   KEYS[12] lanes     emq:{q}:lanes     (lane index, scored by pending depth)
   KEYS[13] gweight   emq:{q}:gweight
+  KEYS[14] grate     emq:{q}:grate
 
   ARGV[1] base         'emq:{q}:'
   ARGV[2] id           job id
@@ -34,6 +35,7 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "ringJoin"
+--- @include "wakeBefore"
 --- @include "releaseActive"
 --- @include "indexForget"
 --- @include "buryJob"
@@ -55,7 +57,7 @@ local left = releaseActive(KEYS[3], KEYS[2], group, id)
 if used >= maxAttempts then
   buryJob(base, KEYS[1], id, group, err, now, KEYS[9], KEYS[11], row[6])
   ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
-  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13]) end
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
   return 'dead'
 end
 local wait = delay * factor ^ (used - 1)
@@ -64,8 +66,9 @@ wait = math.floor(wait)
 rcall('HINCRBY', KEYS[11], 'retried', 1)
 if wait > 0 then
   rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
+  wakeBefore(KEYS[8], now + wait, KEYS[10])
   rcall('ZADD', KEYS[8], now + wait, id)
-  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13]) end
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
 else
   rcall('HSET', KEYS[1], 'state', 'pending', 'last_error', err)
   rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)

@@ -9,6 +9,7 @@
   KEYS[3] paused   emq:{q}:paused
   KEYS[4] glimit   emq:{q}:glimit
   KEYS[5] gactive  emq:{q}:gactive
+  KEYS[6] grate    emq:{q}:grate
 
   ARGV[1] group   lane name
   ARGV[2] weight  integer >= 1
@@ -28,5 +29,5 @@ if weight == 1 then
 else
   rcall('HSET', KEYS[1], group, weight)
 end
-indexSetting(KEYS[2], group, weight ~= 1, KEYS[3], KEYS[4], KEYS[1], KEYS[5])
+indexSetting(KEYS[2], group, weight ~= 1, KEYS[3], KEYS[4], KEYS[1], KEYS[5], KEYS[6])
 return 1

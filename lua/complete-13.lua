@@ -16,6 +16,7 @@
   KEYS[10] stats     emq:{q}:stats     (counters, and completions per second of the last minute)
   KEYS[11] lanes     emq:{q}:lanes     (lane index, scored by pending depth)
   KEYS[12] gweight   emq:{q}:gweight
+  KEYS[13] grate     emq:{q}:grate
 
   ARGV[1] base    'emq:{q}:'
   ARGV[2] id      job id
@@ -39,6 +40,6 @@ if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token or 
 end
 local now = nowMs()
 local done = completeJob(base, id, token, keepMs, result, now, KEYS[2], KEYS[3], KEYS[4], KEYS[5],
-  KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[11], KEYS[12])
+  KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[11], KEYS[12], KEYS[13])
 if done == 1 then countCompleted(KEYS[10], now, 1) end
 return done
