@@ -1,4 +1,5 @@
-import { LANE_PAGE_MAX } from '../echomq.constants';
+import { LANE_PAGE_MAX, LANE_ROWS_PER_SCRIPT } from '../echomq.constants';
+import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneInfo, LaneJob, LanePage, QueueStats, ScanLanesOptions } from '../interfaces';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
 import { invalidArgument } from '../echomq.messages';
@@ -42,16 +43,23 @@ export class LaneInspection {
     const [next, flat] = await this.ctx.client.zscan(k.index, cursor, 'COUNT', count);
     const groups: string[] = [];
     for (let i = 0; i < flat.length; i += 2) groups.push(flat[i]);
-    const lanes: LaneInfo[] = [];
-    for (let start = 0; start < groups.length; start += LANE_PAGE_MAX) {
-      lanes.push(...(await this.ctx.scripts.laneRows(k, groups.slice(start, start + LANE_PAGE_MAX))));
-    }
-    return { lanes, cursor: next === '0' ? null : next };
+    return { lanes: await this.rows(k, groups), cursor: next === '0' ? null : next };
   }
 
+  /** The lane index, most pending first (ZREVRANGE: O(log lanes + count)), then each lane's row. */
   async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
     const k = this.ctx.keysOf(queue);
-    return this.ctx.scripts.topLanes(k, checkInt('count', count, 1, LANE_PAGE_MAX, k.queue));
+    const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
+    return this.rows(k, await this.ctx.client.zrevrange(k.index, 0, n - 1));
+  }
+
+  /** LaneInfo rows of named lanes, LANE_ROWS_PER_SCRIPT per script call so that none runs long. */
+  private async rows(k: LaneKeys, groups: string[]): Promise<LaneInfo[]> {
+    const out: LaneInfo[] = [];
+    for (let start = 0; start < groups.length; start += LANE_ROWS_PER_SCRIPT) {
+      out.push(...(await this.ctx.scripts.laneRows(k, groups.slice(start, start + LANE_ROWS_PER_SCRIPT))));
+    }
+    return out;
   }
 
   async dead(queue: string, opts: unknown): Promise<LaneJob[]> {

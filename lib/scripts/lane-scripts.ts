@@ -63,7 +63,6 @@ export const SCRIPT_OF = {
   waitFor: 'watchJob',
   position: 'locateJob',
   scanLanes: 'laneRows',
-  topLanes: 'topLanes',
   stats: 'readStats',
 } as const;
 
@@ -269,10 +268,6 @@ export class LaneScripts {
   async laneRows(k: LaneKeys, groups: string[]): Promise<LaneInfo[]> {
     if (groups.length === 0) return [];
     return toLaneInfos((await this.run('scanLanes', k.queue, 'laneRows', laneRowKeys(k), [k.base, ...groups])) as unknown[]);
-  }
-
-  async topLanes(k: LaneKeys, count: number): Promise<LaneInfo[]> {
-    return toLaneInfos((await this.run('topLanes', k.queue, 'topLanes', [...laneRowKeys(k), k.index], [k.base, count])) as unknown[]);
   }
 
   async stats(k: LaneKeys): Promise<StatsRow> {
