@@ -33,5 +33,5 @@ export const POSITION_EXACT_RING = 1_000;
 export const LANE_PAGE_MAX = 1_000;
 /** @internal Byte limit of a pause reason. */
 export const PAUSE_REASON_MAX_BYTES = 200;
-/** @internal Lane rows one script call reads, at most (about 1 ms of server time). */
-export const LANE_ROWS_PER_SCRIPT = 250;
+/** @internal Lane rows one script call reads, at most (about 0.4 ms of server time). */
+export const LANE_ROWS_PER_SCRIPT = 100;
