@@ -45,7 +45,6 @@ export class LaneWaiting {
   async waitFor(queue: string, jobId: unknown, opts: unknown): Promise<JobInfo | null> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    if (opts === undefined || opts === null) checkInt('opts.timeoutMs', undefined, 1, MAX_WAIT_MS, k.queue);
     const o = checkOptions<WaitForOptions>('opts', opts, k.queue);
     const timeoutMs = checkInt('opts.timeoutMs', o.timeoutMs, 1, MAX_WAIT_MS, k.queue);
     return new Promise<JobInfo | null>((resolve, reject) => {
