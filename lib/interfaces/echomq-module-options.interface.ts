@@ -19,6 +19,16 @@ export interface EchoMqBackoff {
   maxDelayMs?: number;
 }
 
+/** Replicated writes: what every acknowledged write waits for before it resolves. */
+export interface EchoMqDurability {
+  /** Replicas that must hold the write (`WAIT`), an integer >= 1. */
+  replicas: number;
+  /** How long to wait, in ms; short of it the call rejects with code NOT_REPLICATED. @default 1_000 */
+  timeoutMs?: number;
+  /** Also wait until the server's own append-only file is fsynced (`WAITAOF`, Redis 7.2+, Valkey 8+). @default false */
+  fsync?: boolean;
+}
+
 /** Options of `EchoMqModule.forRoot()` / `forRootAsync()`. */
 export interface EchoMqModuleOptions {
   /** A redis:// URL, ioredis options, or a Redis Cluster. @default 'redis://127.0.0.1:6379' */
@@ -45,6 +55,11 @@ export interface EchoMqModuleOptions {
    * @default 0
    */
   keepCompletedMs?: number;
+  /**
+   * Replicated writes: submit, submitMany, complete, fail and retryDead resolve only once this many
+   * replicas hold them (not on a Redis Cluster connection). @default none (asynchronous replication)
+   */
+  durability?: EchoMqDurability;
 }
 
 /** @internal The options with every default filled in. */
@@ -59,4 +74,5 @@ export interface ResolvedEchoMqOptions {
   idleBlockMs: number;
   keepCompletedMs: number;
   logger?: LoggerService;
+  durability: Required<EchoMqDurability> | null;
 }

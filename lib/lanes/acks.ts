@@ -18,7 +18,8 @@ export class LaneAcks {
     const id = checkJobId('jobId', jobId, k.queue);
     const t = checkToken(token, k.queue);
     const text = this.resultText(result, 'result', k.queue);
-    return this.ctx.scripts.complete(k, id, t, text, this.ctx.options.keepCompletedMs);
+    const done = await this.ctx.scripts.complete(k, id, t, text, this.ctx.options.keepCompletedMs);
+    return this.ctx.durability.confirm('complete', k.queue, done);
   }
 
   async completeMany(queue: string, acks: unknown, opts?: unknown): Promise<boolean[]> {
@@ -42,7 +43,7 @@ export class LaneAcks {
     for (let start = 0; start < checked.length; start += SUBMIT_CHUNK) {
       out.push(...(await this.ctx.scripts.completeMany(k, checked.slice(start, start + SUBMIT_CHUNK), keepMs)));
     }
-    return out;
+    return this.ctx.durability.confirm('complete', k.queue, out);
   }
 
   /** A handler's result as the scripts keep it: its JSON ('' for undefined: no result), within maxPayloadBytes. */
@@ -58,7 +59,8 @@ export class LaneAcks {
     const o = checkOptions<FailOptions>('opts', opts, k.queue);
     const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
     const b = this.ctx.options.backoff;
-    return this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs });
+    const outcome = await this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs });
+    return this.ctx.durability.confirm('fail', k.queue, outcome);
   }
 
   async release(queue: string, jobId: unknown, token: unknown): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { LANE_PAGE_MAX, LANE_ROWS_PER_SCRIPT } from '../echomq.constants';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneInfo, LaneJob, LanePage, QueueStats, ScanLanesOptions } from '../interfaces';
+import { fromServerError } from '../redis/server-errors';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
 import { invalidArgument } from '../echomq.messages';
 import { EchoMqError } from '../errors';
@@ -40,7 +41,8 @@ export class LaneInspection {
       }
       cursor = o.cursor;
     }
-    const [next, flat] = await this.ctx.client.zscan(k.index, cursor, 'COUNT', count);
+    const [next, flat] = await this.ctx.client.zscan(k.index, cursor, 'COUNT', count)
+      .catch((err: unknown) => { throw fromServerError('scanLanes', k.queue, k.prefix, err); });
     const groups: string[] = [];
     for (let i = 0; i < flat.length; i += 2) groups.push(flat[i]);
     return { lanes: await this.rows(k, groups), cursor: next === '0' ? null : next };
@@ -50,7 +52,9 @@ export class LaneInspection {
   async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    return this.rows(k, await this.ctx.client.zrevrange(k.index, 0, n - 1));
+    const names = await this.ctx.client.zrevrange(k.index, 0, n - 1)
+      .catch((err: unknown) => { throw fromServerError('topLanes', k.queue, k.prefix, err); });
+    return this.rows(k, names);
   }
 
   /** LaneInfo rows of named lanes, LANE_ROWS_PER_SCRIPT per script call so that none runs long (100: about 0.4 ms). */
