@@ -82,6 +82,10 @@ export const laneEventFailed = (listener: string, event: string, jobId: string, 
 
 export const missingOptionalPeer = (pkg: string, entry: string): string =>
   `${entry} needs the package "${pkg}", which is not installed. Install it (npm install ${pkg}) to use ${entry}; the main entry @echomq/nestjs works without it.`;
+
+export const waitTimedOut = (queue: string, jobId: string, ms: number): string =>
+  `waitFor timed out after ${ms} ms: job ${jobId} of queue "${queue}" has not completed or died yet (it may still).`;
+
 export const connectionFailedAtStart = (name: string, err: Error & { code?: string }): string => {
   const tls = /CERT|SELF_SIGNED|TLS|SSL|HOSTNAME/.test(err.code ?? '');
   const hint = tls

@@ -19,6 +19,8 @@ import { SCORING_COST_MS, ScoreWorker } from './score.worker';
       useFactory: () => ({
         connection: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
         shutdownTimeoutMs: 5_000,
+        // NOTE: a scored guess stays readable (GET /guesses/:id, with its score) for ten minutes.
+        keepCompletedMs: 600_000,
       }),
     }),
     // NOTE: the queues' totals and gauges are read from the server at each scrape of GET /metrics.

@@ -21,7 +21,11 @@ export class ScoreWorker {
     @Inject(SCORING_COST_MS) private readonly costMs: number,
   ) {}
 
-  /** Returning completes the job (the interceptor logs the result); throwing would fail it (retried, then dead-lettered). */
+  /**
+   * Returning completes the job, and what it returns is the job's result (kept a while: see
+   * keepCompletedMs in app.module.ts; the interceptor logs it); throwing would fail it (retried,
+   * then dead-lettered).
+   */
   async handle(job: LaneJob<Guess>): Promise<GuessResult> {
     if (this.costMs > 0) await sleep(this.costMs);
     // NOTE: the player comes from the payload, not job.group: the lane is a scheduling choice

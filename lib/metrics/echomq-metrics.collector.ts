@@ -5,7 +5,7 @@ import { LanesService } from '../lanes.service';
 import { ClaimLoopOrchestrator } from '../runner/claim-loop.orchestrator';
 import { JobObservers } from '../runner/job-observers';
 import { ECHOMQ_METRICS_OPTIONS, EchoMqMetricsOptions } from './echomq-metrics.options';
-import type { QueueReader, QueueSnapshot } from './queue-snapshot';
+import type { QueueSnapshot } from './queue-snapshot';
 
 const TOTAL_EVENTS = ['submitted', 'completed', 'retried', 'dead', 'reaped'] as const;
 const JOB_STATES = ['pending', 'scheduled', 'active', 'dead'] as const;
@@ -129,11 +129,10 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
   }
 
   private async readAll(): Promise<QueueSnapshot[]> {
-    const reader = this.lanes as unknown as QueueReader;
     const out = await Promise.all(this.queues().map(async (queue): Promise<QueueSnapshot | undefined> => {
       try {
         const [stats, top] = await Promise.all([
-          reader.stats(queue), this.topCount > 0 ? reader.topLanes(queue, this.topCount) : Promise.resolve([]),
+          this.lanes.stats(queue), this.topCount > 0 ? this.lanes.topLanes(queue, this.topCount) : Promise.resolve([]),
         ]);
         return { queue, stats, top };
       } catch (err) {

@@ -7,13 +7,9 @@ import { Observable, map, tap } from 'rxjs';
 import { EchoMqModule, LaneConsumer, LaneJob, LanesService, OnLaneEvent } from '../../lib';
 import { bootApp, CapturingLogger, gate, nestFixture, until } from '../support/nest';
 
-/**
- * Jobs completed in a queue, from `stats` as 0.1 shaped it ({ completed }) or as the 0.2 contract
- * does ({ totals: { completed } }), so this file passes on either side of that change.
- */
+/** Jobs completed in a queue since it began (the server's totals). */
 async function completedIn(lanes: LanesService, queue: string): Promise<number> {
-  const s = (await lanes.stats(queue)) as unknown as { completed?: number; totals?: { completed: number } };
-  return s.totals?.completed ?? s.completed ?? 0;
+  return (await lanes.stats(queue)).totals.completed;
 }
 
 /** Every event and interception, in order, per test (reset before each). */
@@ -137,7 +133,7 @@ class GlobalJobTagger implements NestInterceptor {
   }
 }
 
-@LaneConsumer('ic-class', { maxAttempts: 3 })
+@LaneConsumer('ic-class', { maxAttempts: 3, keepCompletedMs: 60_000 })
 @UseInterceptors(TimingInterceptor, FirstAttemptRefuser)
 @Injectable()
 class InterceptedWorker {
@@ -228,7 +224,7 @@ describe('events and interceptors on consumer classes', () => {
     await expect(boot([EventsWithoutConsumer])).rejects.toThrow(/EventsWithoutConsumer has @OnLaneEvent\(\) methods but is not marked @LaneConsumer/);
   });
 
-  it('runs class and method interceptors and opted-in global ones around each job: timing, a transformed result, a refusal that fails then retries', async () => {
+  it('runs class and method interceptors and opted-in global ones around each job: timing, a transformed result (reported and kept), a refusal that fails then retries', async () => {
     const { app } = await boot(
       [InterceptedWorker, TimingInterceptor, DoubleResultInterceptor, FirstAttemptRefuser, { provide: APP_INTERCEPTOR, useClass: GlobalJobTagger }],
       { backoff: { delayMs: 0 } },
@@ -240,6 +236,8 @@ describe('events and interceptors on consumer classes', () => {
       'global saw ic-class', 'failed 1 refused by interceptor retry',
       'global saw ic-class', 'handled 2', 'completed {"doubled":42}',
     ]);
+    // The result kept with the job is the interceptors' too, as the completed event reported it.
+    expect((await lanes.job('ic-class', id))?.result).toEqual({ doubled: 42 });
     expect(timings.map((t) => ({ type: t.type, jobId: t.jobId }))).toEqual([
       { type: 'echomq', jobId: id }, { type: 'echomq', jobId: id },
     ]);

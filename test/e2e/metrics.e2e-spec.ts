@@ -1,6 +1,3 @@
-// NOTE: waiting for the engine's stats() → QueueStats and topLanes() of the 0.2 contract (the "see"
-// branch). It passes on a merge of that branch (checked at 07:12 UTC); no jest project runs this
-// folder. Once stats/topLanes are on main: git mv test/pending/metrics.e2e-spec.ts test/e2e/.
 import { INestApplication, Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
