@@ -208,6 +208,21 @@ export class LanesService implements OnModuleInit {
     return this.steering.resume(queue, group);
   }
 
+  /**
+   * Stops all claiming of the queue until `resumeQueue`: no claim serves any lane meanwhile, and the
+   * lanes keep their own pause state, backlog and place in the ring. Stored where the EchoMQ
+   * reference keeps its queue-wide pause (field `paused` of `emq:{q}:meta`), so either one's pause
+   * holds for both.
+   */
+  pauseQueue(queue: string): Promise<void> {
+    return this.steering.pauseQueue(queue);
+  }
+
+  /** Restarts the claiming of a paused queue (whoever paused it) and wakes an idle consumer. */
+  resumeQueue(queue: string): Promise<void> {
+    return this.steering.resumeQueue(queue);
+  }
+
   // --- inspection ------------------------------------------------------------------------------
 
   /** One lane's state. */
@@ -225,8 +240,11 @@ export class LanesService implements OnModuleInit {
     return (await this.inspection.dead(queue, opts)) as LaneJob<T>[];
   }
 
-  /** Counters of the queue: jobs completed, retried and dead-lettered since it was created. */
-  stats(queue: string): Promise<{ completed: number; retried: number; dead: number }> {
+  /**
+   * Counters of the queue: jobs completed, retried and dead-lettered since it was created; `paused`
+   * while the whole queue is paused.
+   */
+  stats(queue: string): Promise<{ completed: number; retried: number; dead: number; paused: boolean }> {
     return this.inspection.stats(queue);
   }
 }

@@ -39,6 +39,13 @@ export interface EchoMqModuleOptions {
   idleBlockMs?: number;
   /** A logger to use instead of Nest's `Logger`. */
   logger?: LoggerService;
+  /**
+   * `'echomq'`: the queues may also be written by the EchoMQ reference at the same time (its scripts
+   * keep no ring set, and keep group-less jobs in the flat `pending` set). Every process that writes
+   * such a queue must use it. Costs an O(ring length) read per lane that joins the ring; see the README.
+   * @default undefined (off)
+   */
+  compat?: 'echomq';
 }
 
 /** @internal The options with every default filled in. */
@@ -52,4 +59,5 @@ export interface ResolvedEchoMqOptions {
   maxPayloadBytes: number;
   idleBlockMs: number;
   logger?: LoggerService;
+  compat?: 'echomq';
 }

@@ -25,9 +25,9 @@ export class LaneInspection {
     return this.ctx.scripts.dead(k, offset, count);
   }
 
-  async stats(queue: string): Promise<{ completed: number; retried: number; dead: number }> {
+  async stats(queue: string): Promise<{ completed: number; retried: number; dead: number; paused: boolean }> {
     const k = this.ctx.keysOf(queue);
-    const h = await this.ctx.client.hgetall(k.stats);
-    return { completed: Number(h.completed ?? 0), retried: Number(h.retried ?? 0), dead: Number(h.dead ?? 0) };
+    const [h, paused] = await Promise.all([this.ctx.client.hgetall(k.stats), this.ctx.client.hexists(k.meta, 'paused')]);
+    return { completed: Number(h.completed ?? 0), retried: Number(h.retried ?? 0), dead: Number(h.dead ?? 0), paused: paused === 1 };
   }
 }

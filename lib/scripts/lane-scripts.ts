@@ -57,29 +57,41 @@ export const SCRIPT_OF = {
   lane: 'laneInfo',
   lanes: 'lanes',
   dead: 'deadList',
+  bury: 'buryJobs',
+  pauseQueue: 'pauseQueue',
+  resumeQueue: 'resumeQueue',
 } as const;
+
+/** @internal The last_error of a job dead-lettered because its payload does not parse. */
+export const NOT_JSON_REASON = 'payload is not JSON';
 
 type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
 type Reply = unknown;
 
 const VERSION = '1';
-const commandOf = (name: string): string => `echomq:${name}:${VERSION}`;
+/** The registered command of a script; the compat variant (see lua/includes/compatMode.lua) has its own. */
+const commandOf = (name: string, compat = false): string => `echomq:${name}:${VERSION}${compat ? 'c' : ''}`;
 
 /**
  * @internal The only caller of the Lua scripts: registers them on a connection (ioredis then uses
  * EVALSHA and falls back to EVAL on NOSCRIPT) and turns their replies into typed results.
  */
 export class LaneScripts {
-  constructor(private readonly client: RedisClient, scripts: LoadedScript[] = loadScripts()) {
+  /**
+   * @param compat run the scripts' `compat: 'echomq'` variants (ring membership read from the ring
+   * list, flat jobs kept in the flat pending set), for queues the EchoMQ reference writes too.
+   */
+  constructor(private readonly client: RedisClient, scripts: LoadedScript[] = loadScripts(), private readonly compat = false) {
     for (const s of scripts) {
-      if (!(commandOf(s.name) in client)) {
-        client.defineCommand(commandOf(s.name), { numberOfKeys: s.numberOfKeys, lua: s.lua });
+      const command = commandOf(s.name, compat);
+      if (!(command in client)) {
+        client.defineCommand(command, { numberOfKeys: s.numberOfKeys, lua: compat ? s.compatLua : s.lua });
       }
     }
   }
 
   private async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[]): Promise<Reply> {
-    const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name)];
+    const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name, this.compat)];
     try {
       return await call.call(this.client, ...keys, ...args);
     } catch (err) {
@@ -112,16 +124,47 @@ export class LaneScripts {
   /** Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing is scheduled. */
   async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('claim', k.queue, 'claim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo,
+        k.meta, k.dead, k.flatPending],
       [k.base, leaseMs, steps, promoteMax])) as Reply[];
-    return toClaim(k.queue, reply);
+    return this.served(k, reply);
   }
 
   async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('wclaim', k.queue, 'wclaim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
+        k.meta, k.dead, k.flatPending],
       [k.base, leaseMs, max, promoteMax])) as Reply[];
-    return toClaim(k.queue, reply);
+    return this.served(k, reply);
+  }
+
+  /**
+   * Maps a claim's reply. A job whose payload does not parse (a row another writer made) is never
+   * handed out: the jobs of the reply that do are returned, and those are dead-lettered with one
+   * more script call, fenced by their tokens (only then: a clean reply costs nothing more).
+   */
+  private async served(k: LaneKeys, reply: Reply[]): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
+    const { jobs, bad, dueInMs } = toClaim(k.queue, reply);
+    if (bad.length > 0) await this.bury(k, bad, NOT_JSON_REASON);
+    return { jobs, dueInMs };
+  }
+
+  /** Dead-letters leased jobs with `reason`, each fenced by its token; how many were. */
+  async bury(k: LaneKeys, jobs: { id: string; token: number }[], reason: string): Promise<number> {
+    const args: (string | number)[] = [k.base, reason, jobs.length];
+    for (const j of jobs) args.push(j.id, j.token);
+    return Number(await this.run('bury', k.queue, 'buryJobs',
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats], args));
+  }
+
+  /** Pauses the whole queue (meta field `paused`); true when it was not paused. */
+  async pauseQueue(k: LaneKeys): Promise<boolean> {
+    return (await this.run('pauseQueue', k.queue, 'pauseQueue', [k.meta], [])) === 1;
+  }
+
+  /** Lifts the queue-wide pause and wakes a consumer; true when it was paused. */
+  async resumeQueue(k: LaneKeys): Promise<boolean> {
+    return (await this.run('resumeQueue', k.queue, 'resumeQueue', [k.meta, k.wake], [])) === 1;
   }
 
   async complete(k: LaneKeys, id: string, token: number): Promise<boolean> {
@@ -160,13 +203,13 @@ export class LaneScripts {
 
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {
     return Number(await this.run('reap', k.queue, 'reap',
-      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats],
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats, k.flatPending],
       [k.base, maxAttempts, max]));
   }
 
   async promote(k: LaneKeys, max: number): Promise<{ moved: number; nextDue: number }> {
     const reply = (await this.run('promote', k.queue, 'promote',
-      [k.schedule, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake], [k.base, max])) as number[];
+      [k.schedule, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.dead, k.flatPending], [k.base, max])) as number[];
     return { moved: Number(reply[0]), nextDue: Number(reply[1]) };
   }
 
@@ -222,18 +265,22 @@ export class LaneScripts {
   async dead(k: LaneKeys, offset: number, count: number): Promise<LaneJob[]> {
     const r = (await this.run('dead', k.queue, 'deadList', [k.dead], [k.base, offset, count])) as Reply[];
     const out: LaneJob[] = [];
-    for (let i = 0; i < r.length; i += 6) out.push(toJob(k.queue, r, i, 0));
+    for (let i = 0; i < r.length; i += 6) {
+      const job = toJob(k.queue, r, i, 0);
+      // NOTE: a dead job may be dead because its payload is not JSON: it is listed with the raw text.
+      out.push(job ?? { ...jobFields(k.queue, r, i, 0), payload: r[i + 3] as string });
+    }
     return out;
   }
 }
 
-function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob {
+/** A job of a reply (id, group, attempt, payload, submitted_at, last_error from `at`) but its payload. */
+function jobFields(queue: string, r: Reply[], at: number, leaseUntil: number): Omit<LaneJob, 'payload'> {
   const lastError = r[at + 5] as string;
-  const job: LaneJob = {
+  const job: Omit<LaneJob, 'payload'> = {
     id: r[at] as string,
     queue,
     group: r[at + 1] as string,
-    payload: JSON.parse(r[at + 3] as string),
     attempt: Number(r[at + 2]),
     leaseUntil,
     submittedAt: Number(r[at + 4]),
@@ -242,9 +289,27 @@ function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJ
   return job;
 }
 
-function toClaim(queue: string, reply: Reply[]): { jobs: LaneJob[]; dueInMs: number } {
+/** A job of a reply; undefined when its payload is not JSON. */
+function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob | undefined {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(r[at + 3] as string);
+  } catch {
+    return undefined;
+  }
+  const job = jobFields(queue, r, at, leaseUntil) as LaneJob;
+  job.payload = payload;
+  return job;
+}
+
+function toClaim(queue: string, reply: Reply[]): { jobs: LaneJob[]; bad: { id: string; token: number }[]; dueInMs: number } {
   const leaseUntil = Number(reply[0]);
   const jobs: LaneJob[] = [];
-  for (let i = 2; i < reply.length; i += 6) jobs.push(toJob(queue, reply, i, leaseUntil));
-  return { jobs, dueInMs: Number(reply[1]) };
+  const bad: { id: string; token: number }[] = [];
+  for (let i = 2; i < reply.length; i += 6) {
+    const job = toJob(queue, reply, i, leaseUntil);
+    if (job) jobs.push(job);
+    else bad.push({ id: reply[i] as string, token: Number(reply[i + 2]) });
+  }
+  return { jobs, bad, dueInMs: Number(reply[1]) };
 }

@@ -1,4 +1,5 @@
 --- @include "pushWake"
+--- @include "compatMode"
 --[[
   ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled)
   Puts a lane on the ring when it is serviceable (non-empty, unpaused, under its ceiling) and not
@@ -6,6 +7,9 @@
   Only adds: the hot paths (submit, complete, fail, reap, promote, retryDead) can only make a lane
   more serviceable, so they never scan the ring. Pushes a wake token whenever the lane gained work.
   `filled` is true when the caller has just added to the lane (it is then known to be non-empty).
+  In compat mode membership is read from the ring list (LPOS), since another writer moves lanes on and
+  off it without the ring set; a lane its rate parked may then rejoin, and the next claim that
+  reaches it parks it again.
   Returns 1 when the lane joined the ring, 0 otherwise.
 ]]
 local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled)
@@ -14,6 +18,12 @@ local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
   local lim = tonumber(rcall('HGET', glimitKey, group))
   if lim and (tonumber(rcall('HGET', gactiveKey, group)) or 0) >= lim then return 0 end
   pushWake(wakeKey)
+  if compatMode() then
+    if rcall('LPOS', ringKey, group) then return 0 end
+    rcall('SADD', ringSetKey, group)
+    rcall('RPUSH', ringKey, group)
+    return 1
+  end
   if rcall('SADD', ringSetKey, group) == 1 then
     rcall('RPUSH', ringKey, group)
     return 1

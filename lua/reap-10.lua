@@ -1,7 +1,8 @@
 --[[
   reap: return jobs whose lease expired to their own lane at their mint position (the head), or to
   the dead set when their attempts are spent; their lanes' active counts drop and the lanes rejoin
-  the ring. Bounded: at most ARGV[3] jobs per call; the caller calls again while it gets that many.
+  the ring. An expired id without a row or a group goes where strayJob puts it (the dead set, or in
+  compat mode a flat job back to the flat pending set). Bounded: at most ARGV[3] jobs per call; the caller calls again while it gets that many.
 
   KEYS[1] active    emq:{q}:active
   KEYS[2] gactive   emq:{q}:gactive
@@ -12,6 +13,7 @@
   KEYS[7] dead      emq:{q}:dead
   KEYS[8] wake      emq:{q}:wake
   KEYS[9] stats     emq:{q}:stats
+  KEYS[10] pending  emq:{q}:pending   (the flat pending set: flat jobs in compat mode)
 
   ARGV[1] base         'emq:{q}:'
   ARGV[2] maxAttempts  the default when a job has none of its own (>= 1)
@@ -25,6 +27,7 @@ local rcall = redis.call
 --- @include "nowMs"
 --- @include "ringJoin"
 --- @include "releaseActive"
+--- @include "strayJob"
 
 local base, defaultMax, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 if KEYS[5] ~= base .. 'ring' or not defaultMax or defaultMax < 1 or not max or max < 1 then
@@ -39,6 +42,9 @@ for i = 1, #expired do
   local group = row[3]
   if not group then
     rcall('ZREM', KEYS[1], id)
+    local hasRow = row[1] ~= false
+    strayJob(base, id, hasRow, hasRow and 'lease expired on a job with no group' or 'lease expired on a job with no row',
+      now, { dead = KEYS[7], pending = KEYS[10] })
   else
     releaseActive(KEYS[2], KEYS[1], group, id)
     local used = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0)

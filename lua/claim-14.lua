@@ -17,6 +17,9 @@
   KEYS[9]  timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
   KEYS[10] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[11] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
+  KEYS[12] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
+  KEYS[13] dead       emq:{q}:dead      (a due id without a row or group goes here, see strayJob)
+  KEYS[14] pending    emq:{q}:pending   (the flat pending set: flat jobs in compat mode)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -25,7 +28,7 @@
 
   Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
   dueIn is how many ms until the earliest scheduled job or lane timer falls due (server clock), -1
-  when none.
+  when none. While the queue is paused: { leaseUntil, -1 } and nothing is done.
   Clock: server TIME for the lease, for what is due and for rate windows.
   Derived keys: the lane emq:{q}:g:<group>:pending named by the ring, its rate log
   emq:{q}:g:<group>:rate, and emq:{q}:job:<id> of the jobs served, all built from ARGV[1], which
@@ -35,8 +38,7 @@
 ]]
 local rcall = redis.call
 --- @include "nowMs"
---- @include "laneTimers"
---- @include "promoteDue"
+--- @include "dueWork"
 --- @include "laneState"
 --- @include "serveLane"
 --- @include "rotateRing"
@@ -53,21 +55,12 @@ if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps
 end
 
 local now = nowMs()
--- NOTE: one read tells whether anything is scheduled or timed at all (the common case: nothing,
--- and this read is all it costs); with one of the two sets present, an empty schedule means the
--- timers are the one, and the other read is saved.
-local present = rcall('EXISTS', scheduleKey, timersKey)
-local moved, nextDue, timerAt, rated = 0, -1, -1, false
-if present > 0 then
-  moved, nextDue = promoteDue(base, now, promoteMax, scheduleKey, ringKey, ringSetKey, pausedKey,
-    glimitKey, gactiveKey, wakeKey)
-  if present == 2 or (moved == 0 and nextDue < 0) then
-    timerAt, rated = laneTimers(base, now, { timers = timersKey, grate = grateKey, gpause = KEYS[11],
-      paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey, gactive = gactiveKey, wake = wakeKey })
-  end
-end
+local nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
+  meta = KEYS[12], grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
+  glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14] })
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
+if halted then return out end
 local served, healed = 0, 0
 while served < steps do
   local group = rotateRing(ringKey)

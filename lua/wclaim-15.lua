@@ -16,6 +16,9 @@
   KEYS[10] timers     emq:{q}:timers
   KEYS[11] grate      emq:{q}:grate
   KEYS[12] gpause     emq:{q}:gpause
+  KEYS[13] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
+  KEYS[14] dead       emq:{q}:dead      (strays, as claim)
+  KEYS[15] pending    emq:{q}:pending   (flat jobs in compat mode, as claim)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -24,6 +27,7 @@
 
   Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
   dueIn as claim's: ms until the earliest scheduled job or lane timer falls due, -1 when none.
+  While the queue is paused: { leaseUntil, -1 } and nothing is done.
   Clock: server TIME.
   Derived keys: as claim (lane named by the ring, its rate log, job rows), built from ARGV[1]
   pinned to KEYS[1].
@@ -31,8 +35,7 @@
 ]]
 local rcall = redis.call
 --- @include "nowMs"
---- @include "laneTimers"
---- @include "promoteDue"
+--- @include "dueWork"
 --- @include "laneState"
 --- @include "serveLane"
 --- @include "rotateRing"
@@ -49,21 +52,12 @@ if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not cap or cap < 0
 end
 
 local now = nowMs()
--- NOTE: one read tells whether anything is scheduled or timed at all (the common case: nothing,
--- and this read is all it costs); with one of the two sets present, an empty schedule means the
--- timers are the one, and the other read is saved.
-local present = rcall('EXISTS', scheduleKey, timersKey)
-local moved, nextDue, timerAt, rated = 0, -1, -1, false
-if present > 0 then
-  moved, nextDue = promoteDue(base, now, promoteMax, scheduleKey, ringKey, ringSetKey, pausedKey,
-    glimitKey, gactiveKey, wakeKey)
-  if present == 2 or (moved == 0 and nextDue < 0) then
-    timerAt, rated = laneTimers(base, now, { timers = timersKey, grate = grateKey, gpause = KEYS[12],
-      paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey, gactive = gactiveKey, wake = wakeKey })
-  end
-end
+local nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
+  meta = KEYS[13], grate = grateKey, gpause = KEYS[12], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
+  glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[14], pending = KEYS[15] })
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
+if halted then return out end
 for healed = 0, 16 do
   local group = rotateRing(ringKey)
   if not group then break end

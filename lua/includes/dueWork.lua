@@ -1,0 +1,27 @@
+--- @include "laneTimers"
+--- @include "promoteDue"
+--[[
+  dueWork(base, now, promoteMax, k) -> nextDue (-1 when none), timerAt (-1 when none), rated, halted
+  What a claim does before it serves: promote due scheduled jobs and apply due lane timers (timed
+  pause ends, rate-window reopenings); returns when the next scheduled job and the next lane timer
+  fall due, and whether any lane has a rate (see laneTimers). `halted` is true while the whole
+  queue is paused (field `paused` of emq:{q}:meta, set by pauseQueue or by the EchoMQ reference):
+  the claim then serves nothing and nothing else is done.
+  NOTE: one read tells whether anything is scheduled or timed, or the queue has a meta hash, at all
+  (the common case: none of them, and this read is all it costs); with one of the sets present, an
+  empty schedule means another is, and laneTimers copes with an absent timers set.
+  `k` names the keys: schedule, timers, meta, grate, gpause, paused, ring, ringset, glimit, gactive,
+  wake, dead, pending (the last two for strays, see strayJob).
+]]
+local function dueWork(base, now, promoteMax, k)
+  local present = rcall('EXISTS', k.schedule, k.timers, k.meta)
+  local moved, nextDue, timerAt, rated = 0, -1, -1, false
+  if present == 0 then return nextDue, timerAt, rated, false end
+  if rcall('HEXISTS', k.meta, 'paused') == 1 then return nextDue, timerAt, rated, true end
+  moved, nextDue = promoteDue(base, now, promoteMax, k.schedule, k.ring, k.ringset, k.paused,
+    k.glimit, k.gactive, k.wake, k)
+  if present >= 2 or (moved == 0 and nextDue < 0) then
+    timerAt, rated = laneTimers(base, now, k)
+  end
+  return nextDue, timerAt, rated, false
+end
