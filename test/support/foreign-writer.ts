@@ -108,14 +108,17 @@ export class ForeignWriter {
   /**
    * Completion, fenced by the attempt: lease and row go, the lane's active count drops, and the
    * lane goes back on the ring (after an LPOS check) when it has work, is unpaused and under its
-   * ceiling. False for a stale token.
+   * ceiling. False for a stale token. One difference: this completes only a job that is still
+   * active; the reference checks the attempt alone, so a holder whose expired lease was reaped into
+   * the dead set (same attempt) would delete a dead job's row and leave its id in the dead set.
    */
   async complete(queue: string, id: string, attempt: number): Promise<boolean> {
     const k = this.keys(queue);
     const r = await this.client.eval(`
       local base, id = ARGV[1], ARGV[2]
       local row = base .. 'job:' .. id
-      if redis.call('HGET', row, 'attempts') ~= ARGV[3] then return 0 end
+      local state = redis.call('HMGET', row, 'attempts', 'state')
+      if state[1] ~= ARGV[3] or state[2] ~= 'active' then return 0 end
       local g = redis.call('HGET', row, 'group')
       local held = redis.call('ZREM', KEYS[1], id)
       if g ~= false and held == 1 then
