@@ -40,6 +40,7 @@ export const SCRIPT_OF = {
   submitMany: 'submitMany',
   claim: 'claim',
   wclaim: 'wclaim',
+  wclaimMany: 'wclaimMany',
   complete: 'complete',
   completeMany: 'completeMany',
   fail: 'fail',
@@ -165,6 +166,33 @@ export class LaneScripts {
   /** Lifts the queue-wide pause and wakes a consumer; true when it was paused. */
   async resumeQueue(k: LaneKeys): Promise<boolean> {
     return (await this.run('resumeQueue', k.queue, 'resumeQueue', [k.meta, k.wake], [])) === 1;
+  }
+
+  /**
+   * Takes up to `turns` weighted turns in one round trip (see wclaimMany-15.lua); the jobs of each
+   * turn in order. A job whose payload is not JSON is left out of its turn and dead-lettered (see served).
+   */
+  async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number):
+    Promise<{ turns: LaneJob[][]; dueInMs: number }> {
+    const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany',
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
+        k.meta, k.dead, k.flatPending],
+      [k.base, leaseMs, turns, max, untilJobs, promoteMax])) as Reply[];
+    const leaseUntil = Number(reply[0]);
+    const out: LaneJob[][] = [];
+    const bad: { id: string; token: number }[] = [];
+    let at = 3;
+    for (const size of reply[2] as number[]) {
+      const turn: LaneJob[] = [];
+      for (let i = 0; i < Number(size); i++, at += 6) {
+        const job = toJob(k.queue, reply, at, leaseUntil);
+        if (job) turn.push(job);
+        else bad.push({ id: reply[at] as string, token: Number(reply[at + 2]) });
+      }
+      out.push(turn);
+    }
+    if (bad.length > 0) await this.bury(k, bad, NOT_JSON_REASON);
+    return { turns: out, dueInMs: Number(reply[1]) };
   }
 
   async complete(k: LaneKeys, id: string, token: number): Promise<boolean> {
