@@ -53,6 +53,17 @@ describe('foreign data never breaks a claim', () => {
     expect(await lanes.lane(q, 'a')).toMatchObject({ pending: 0, active: 2 });
   });
 
+  it('wclaimMany: a bad payload is left out of its turn and dead-lettered; the other turns are served', async () => {
+    const q = queues.queue();
+    await lanes.submit(q, 'a', { i: 1 });
+    await foreign.enqueue(q, 'b', mintJobId(), '{"unclosed":');
+    await lanes.submit(q, 'c', { i: 3 });
+    const { turns } = await lanes.wclaimMany(q, 3);
+    expect(turns.map((t) => t.map((j) => j.payload))).toEqual([[{ i: 1 }], [], [{ i: 3 }]]);
+    expect((await lanes.dead(q)).map((j) => [j.group, j.lastError])).toEqual([['b', 'payload is not JSON']]);
+    expect(await lanes.lane(q, 'b')).toMatchObject({ pending: 0, active: 0 });
+  });
+
   it('a scheduled id with no row, or a row with no group, goes to the dead set with a reason', async () => {
     const q = queues.queue();
     const k = keysOf(q);

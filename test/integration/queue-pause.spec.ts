@@ -26,6 +26,7 @@ describe('queue-wide pause (pauseQueue / resumeQueue)', () => {
     expect(await lanes.claim(q)).toBeNull();
     expect(await lanes.wclaim(q)).toEqual([]);
     expect((await lanes.claimMany(q, 5)).jobs).toEqual([]);
+    expect((await lanes.wclaimMany(q, 5)).turns).toEqual([]);
     expect(await client.lrange(k.ring, 0, -1)).toEqual(['a', 'b']);
     expect((await lanes.lanes(q)).map((l) => [l.group, l.pending, l.paused, l.inRing])).toEqual([
       ['a', 1, false, true], ['b', 1, false, true], ['c', 1, true, false],
