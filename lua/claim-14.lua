@@ -33,8 +33,8 @@
   Derived keys: the lane emq:{q}:g:<group>:pending named by the ring, its rate log
   emq:{q}:g:<group>:rate, and emq:{q}:job:<id> of the jobs served, all built from ARGV[1], which
   is pinned to the declared ring key (same {q} slot).
-  Cost: O(1) in the number of lanes, O(log n) in the lane's depth per job served; lanes without a
-  rate cost nothing more than one read of the timers per call.
+  Cost: O(1) in the number of lanes, O(log n) in the lane's depth per job served; a queue with
+  nothing scheduled, timed or rated pays one EXISTS per call for all that (see dueWork).
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -55,9 +55,13 @@ if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps
 end
 
 local now = nowMs()
-local nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
-  meta = KEYS[12], grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
-  glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14] })
+local nextDue, timerAt, rated, halted = -1, -1, false, false
+local present = rcall('EXISTS', scheduleKey, timersKey, KEYS[12])
+if present > 0 then
+  nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
+    meta = KEYS[12], grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
+    glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14] }, present)
+end
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
 if halted then return out end

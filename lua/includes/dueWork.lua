@@ -1,20 +1,23 @@
 --- @include "laneTimers"
 --- @include "promoteDue"
 --[[
-  dueWork(base, now, promoteMax, k) -> nextDue (-1 when none), timerAt (-1 when none), rated, halted
+  dueWork(base, now, promoteMax, k, present) -> nextDue (-1 when none), timerAt (-1 when none), rated, halted
   What a claim does before it serves: promote due scheduled jobs and apply due lane timers (timed
   pause ends, rate-window reopenings); returns when the next scheduled job and the next lane timer
   fall due, and whether any lane has a rate (see laneTimers). `halted` is true while the whole
   queue is paused (field `paused` of emq:{q}:meta, set by pauseQueue or by the EchoMQ reference):
   the claim then serves nothing and nothing else is done.
-  NOTE: one read tells whether anything is scheduled or timed, or the queue has a meta hash, at all
-  (the common case: none of them, and this read is all it costs); with one of the sets present, an
-  empty schedule means another is, and laneTimers copes with an absent timers set.
+  NOTE: one read (EXISTS of schedule, timers and meta) tells whether anything is scheduled or timed,
+  or the queue has a meta hash, at all (the common case: none of them, and this read is all it
+  costs); with one of the sets present, an empty schedule means another is, and laneTimers copes
+  with an absent timers set.
   `k` names the keys: schedule, timers, meta, grate, gpause, paused, ring, ringset, glimit, gactive,
   wake, dead, pending (the last two for strays, see strayJob).
+  `present` is that EXISTS reply when the caller has read it already (claim does, so that it builds
+  the table `k` only when something is scheduled, timed or paused).
 ]]
-local function dueWork(base, now, promoteMax, k)
-  local present = rcall('EXISTS', k.schedule, k.timers, k.meta)
+local function dueWork(base, now, promoteMax, k, present)
+  present = present or rcall('EXISTS', k.schedule, k.timers, k.meta)
   local moved, nextDue, timerAt, rated = 0, -1, -1, false
   if present == 0 then return nextDue, timerAt, rated, false end
   if rcall('HEXISTS', k.meta, 'paused') == 1 then return nextDue, timerAt, rated, true end
