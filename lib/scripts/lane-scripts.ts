@@ -63,6 +63,13 @@ export const SCRIPT_OF = {
   resumeQueue: 'resumeQueue',
 } as const;
 
+/** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
+export interface Served {
+  jobs: LaneJob[];
+  dueInMs: number;
+  buried: number;
+}
+
 /** @internal The last_error of a job dead-lettered because its payload does not parse. */
 export const NOT_JSON_REASON = 'payload is not JSON';
 
@@ -122,8 +129,11 @@ export class LaneScripts {
     return out;
   }
 
-  /** Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing is scheduled. */
-  async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
+  /**
+   * Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing
+   * is scheduled; `buried` counts the jobs served but dead-lettered (see served).
+   */
+  async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<Served> {
     const reply = (await this.run('claim', k.queue, 'claim',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo,
         k.meta, k.dead, k.flatPending],
@@ -131,7 +141,7 @@ export class LaneScripts {
     return this.served(k, reply);
   }
 
-  async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
+  async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<Served> {
     const reply = (await this.run('wclaim', k.queue, 'wclaim',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
         k.meta, k.dead, k.flatPending],
@@ -144,10 +154,10 @@ export class LaneScripts {
    * handed out: the jobs of the reply that do are returned, and those are dead-lettered with one
    * more script call, fenced by their tokens (only then: a clean reply costs nothing more).
    */
-  private async served(k: LaneKeys, reply: Reply[]): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
+  private async served(k: LaneKeys, reply: Reply[]): Promise<Served> {
     const { jobs, bad, dueInMs } = toClaim(k.queue, reply);
     if (bad.length > 0) await this.bury(k, bad, NOT_JSON_REASON);
-    return { jobs, dueInMs };
+    return { jobs, dueInMs, buried: bad.length };
   }
 
   /** Dead-letters leased jobs with `reason`, each fenced by its token; how many were. */
@@ -173,7 +183,7 @@ export class LaneScripts {
    * turn in order. A job whose payload is not JSON is left out of its turn and dead-lettered (see served).
    */
   async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number):
-    Promise<{ turns: LaneJob[][]; dueInMs: number }> {
+    Promise<{ turns: LaneJob[][]; dueInMs: number; buried: number }> {
     const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
         k.meta, k.dead, k.flatPending],
@@ -192,7 +202,7 @@ export class LaneScripts {
       out.push(turn);
     }
     if (bad.length > 0) await this.bury(k, bad, NOT_JSON_REASON);
-    return { turns: out, dueInMs: Number(reply[1]) };
+    return { turns: out, dueInMs: Number(reply[1]), buried: bad.length };
   }
 
   async complete(k: LaneKeys, id: string, token: number): Promise<boolean> {

@@ -16,17 +16,19 @@ describe('foreign data never breaks a claim', () => {
     foreign = new ForeignWriter(client);
   });
 
-  it('a payload that is not JSON is dead-lettered with its reason; the rest of the batch is served', async () => {
+  it('a payload that is not JSON is dead-lettered with its reason; the rest of the batch is served, and its place filled', async () => {
     const q = queues.queue();
     const k = keysOf(q);
     await lanes.submit(q, 'a', { i: 1 });
     const bad = mintJobId();
     await foreign.enqueue(q, 'b', bad, 'not json {');
     await lanes.submit(q, 'c', { i: 3 });
+    await lanes.submit(q, 'a', { i: 4 });
     await lanes.limit(q, 'b', 1);
 
+    // A short batch means that the ring ran dry (a claim loop idles on it): the buried job's place is filled.
     const { jobs } = await lanes.claimMany(q, 3);
-    expect(jobs.map((j) => j.group)).toEqual(['a', 'c']);
+    expect(jobs.map((j) => j.payload)).toEqual([{ i: 1 }, { i: 3 }, { i: 4 }]);
     expect(await client.zscore(k.active, bad)).toBeNull();
     expect(await client.hget(k.gactive, 'b')).toBeNull();
     const dead = await lanes.dead(q);
@@ -62,6 +64,15 @@ describe('foreign data never breaks a claim', () => {
     expect(turns.map((t) => t.map((j) => j.payload))).toEqual([[{ i: 1 }], [], [{ i: 3 }]]);
     expect((await lanes.dead(q)).map((j) => [j.group, j.lastError])).toEqual([['b', 'payload is not JSON']]);
     expect(await lanes.lane(q, 'b')).toMatchObject({ pending: 0, active: 0 });
+  });
+
+  it('wclaimMany with untilJobs (a weighted claim loop) fills the places of buried jobs', async () => {
+    const q = queues.queue();
+    await lanes.submit(q, 'a', { i: 1 });
+    await foreign.enqueue(q, 'b', mintJobId(), 'nope');
+    await lanes.submit(q, 'c', { i: 3 });
+    const { turns } = await lanes.wclaimMany(q, 2, { untilJobs: 2 });
+    expect(turns.flat().map((j) => j.payload)).toEqual([{ i: 1 }, { i: 3 }]);
   });
 
   it('a scheduled id with no row, or a row with no group, goes to the dead set with a reason', async () => {
