@@ -18,7 +18,8 @@
   KEYS[10] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[11] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
   KEYS[12] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
-  KEYS[13] dead       emq:{q}:dead      (a due id without a row or group goes here, see strayJob)
+  KEYS[13] dead       emq:{q}:dead      (a due id without a row or group goes here, see strayJob,
+                                         and a lane entry without a row, see serveLane)
   KEYS[14] pending    emq:{q}:pending   (the flat pending set: flat jobs in compat mode)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
@@ -89,8 +90,14 @@ while served < steps do
     healed = healed + 1
     if healed > 16 then break end
   else
-    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
-    served = served + 1
+    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, KEYS[13])
+    if n > 0 then
+      served = served + 1
+    else
+      -- NOTE: the lane's head had no row (see serveLane): that step served nothing; rotate on.
+      healed = healed + 1
+      if healed > 16 then break end
+    end
     local reopen = window and window.record(n)
     if reopen then
       if left then rcall('SADD', ringSetKey, group) else rcall('RPOP', ringKey) end

@@ -1,16 +1,18 @@
+--- @include "nowMs"
 --[[
-  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, deadKey)
   Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
   ZPOPMIN in mint order, attempt counter bumped (the fencing token), state active, lease in the
   active set, the lane's active count raised. When the lane is then empty or at its ceiling it
   leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
   Appends id, group, attempt, payload, submitted_at, last_error per job to `out`; returns the count
-  and whether the lane left the ring.
+  and whether the lane left the ring. A lane entry whose row is gone (another writer deleted it)
+  is not served and not dropped: its id goes to the dead set (deadKey), where dead() shows it.
   Numbers go to redis.call() as strings (counts as %d, the lease as Redis prints it, %.17g, once
   per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
 local serveLeaseAt, serveLeaseText
-local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, deadKey)
   if leaseUntil ~= serveLeaseAt then
     serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
   end
@@ -32,6 +34,9 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       out[#out + 1] = row[2] or '0'
       out[#out + 1] = row[3] or ''
       served = served + 1
+    else
+      if rcall('EXISTS', jobKey) == 1 then rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'job has no payload') end
+      rcall('ZADD', deadKey, string.format('%d', nowMs()), id)
     end
   end
   if served > 0 then rcall('HINCRBY', gactiveKey, group, string.format('%d', served)) end

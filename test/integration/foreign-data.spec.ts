@@ -95,6 +95,23 @@ describe('foreign data never breaks a claim', () => {
     expect(await lanes.retryDead(q, ghost)).toBe(false);
   });
 
+  it('a lane entry whose row is gone is not served and not dropped: it goes to the dead set', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const ghost = mintJobId();
+    await foreign.enqueue(q, 'a', ghost, '{"i":1}');
+    await lanes.submit(q, 'a', { i: 2 });
+    await client.del(k.job(ghost));
+    for (const claimOne of [() => lanes.claim(q), async () => (await lanes.wclaim(q))[0] ?? null]) {
+      expect((await claimOne())?.payload).toEqual({ i: 2 });
+      expect(await lanes.dead(q)).toEqual([expect.objectContaining({ id: ghost, group: '', lastError: 'job row missing' })]);
+      await client.del(k.dead);
+      await foreign.enqueue(q, 'a', ghost, '{"i":1}');
+      await lanes.submit(q, 'a', { i: 2 });
+      await client.del(k.job(ghost));
+    }
+  });
+
   it('an expired lease with no row goes to the dead set with a reason', async () => {
     const q = queues.queue();
     const k = keysOf(q);
