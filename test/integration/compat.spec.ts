@@ -143,6 +143,19 @@ describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
     }
   });
 
+  it('rate: a lane the other writer put on the ring is parked by our claim when its window fills, and our submits leave it parked', async () => {
+    const q = queues.queue();
+    await compat.rate(q, 'a', { max: 1, perMs: 60_000 });
+    for (let i = 1; i <= 3; i++) await foreign.enqueue(q, 'a', mintJobId(), `{"i":${i}}`);
+    expect((await compat.claim(q))?.payload).toEqual({ i: 1 });
+    expect(await ring(q)).toEqual([]);
+    await compat.submit(q, 'a', { i: 4 });
+    expect(await ring(q)).toEqual([]);
+    expect(await foreign.claim(q)).toBeNull();
+    expect(await compat.claim(q)).toBeNull();
+    expect(await compat.lane(q, 'a')).toMatchObject({ pending: 3, inRing: false });
+  });
+
   it('compat mode reads inRing and the lane list from the ring itself', async () => {
     const q = queues.queue();
     await foreign.enqueue(q, 'a', mintJobId(), '{"i":1}');
