@@ -1,4 +1,5 @@
 import type { LaneInfo, LaneJob } from '../interfaces';
+import { fromServerError } from '../redis/server-errors';
 import { checkName, checkOptInt, checkOptions } from '../validation/validate';
 import type { LaneContext } from './lane-context';
 
@@ -27,7 +28,8 @@ export class LaneInspection {
 
   async stats(queue: string): Promise<{ completed: number; retried: number; dead: number; paused: boolean }> {
     const k = this.ctx.keysOf(queue);
-    const [h, paused] = await Promise.all([this.ctx.client.hgetall(k.stats), this.ctx.client.hexists(k.meta, 'paused')]);
+    const [h, paused] = await Promise.all([this.ctx.client.hgetall(k.stats), this.ctx.client.hexists(k.meta, 'paused')])
+      .catch((err: unknown) => { throw fromServerError('stats', k.queue, k.prefix, err); });
     return { completed: Number(h.completed ?? 0), retried: Number(h.retried ?? 0), dead: Number(h.dead ?? 0), paused: paused === 1 };
   }
 }
