@@ -12,7 +12,8 @@
   costs); with one of the sets present, an empty schedule means another is, and laneTimers copes
   with an absent timers set.
   `k` names the keys: schedule, timers, meta, grate, gpause, paused, ring, ringset, glimit, gactive,
-  wake, dead, pending (the last two for strays, see strayJob).
+  wake, lanes, gweight (the lane index and weights, see laneTimers), dead, pending, stats (the last
+  three for strays, see strayJob).
   `present` is that EXISTS reply when the caller has read it already (claim does, so that it builds
   the table `k` only when something is scheduled, timed or paused).
 ]]
@@ -22,7 +23,7 @@ local function dueWork(base, now, promoteMax, k, present)
   if present == 0 then return nextDue, timerAt, rated, false end
   if rcall('HEXISTS', k.meta, 'paused') == 1 then return nextDue, timerAt, rated, true end
   moved, nextDue = promoteDue(base, now, promoteMax, k.schedule, k.ring, k.ringset, k.paused,
-    k.glimit, k.gactive, k.wake, k)
+    k.glimit, k.gactive, k.wake, k.lanes, k)
   if present >= 2 or (moved == 0 and nextDue < 0) then
     timerAt, rated = laneTimers(base, now, k)
   end

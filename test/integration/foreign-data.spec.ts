@@ -112,6 +112,25 @@ describe('foreign data never breaks a claim', () => {
     }
   });
 
+  it('the lane index and the totals follow a job buried for its payload and a lane entry without a row', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const bad = await lanes.submit(q, 'a', { i: 1 });
+    await client.hset(k.job(bad), 'payload', 'not json {');
+    const gone = await lanes.submit(q, 'b', { i: 2 });
+    await lanes.submit(q, 'c', { i: 3 });
+    await client.del(k.job(gone));
+    expect(await client.zrange(k.index, 0, -1, 'WITHSCORES')).toEqual(['a', '1', 'b', '1', 'c', '1']);
+    const { jobs } = await lanes.claimMany(q, 3);
+    expect(jobs.map((j) => j.payload)).toEqual([{ i: 3 }]);
+    // Lanes a and b are idle with no setting: they leave the index; c is active, at depth 0.
+    expect(await client.zrange(k.index, 0, -1, 'WITHSCORES')).toEqual(['c', '0']);
+    expect(await lanes.stats(q)).toMatchObject({
+      totals: { submitted: 3, completed: 0, dead: 2 }, pending: 0, active: 1, dead: 2, lanes: 1, paused: false });
+    expect(await lanes.complete(q, jobs[0].id, jobs[0].attempt)).toBe(true);
+    expect(await client.exists(k.index)).toBe(0);
+  });
+
   it('an expired lease with no row goes to the dead set with a reason', async () => {
     const q = queues.queue();
     const k = keysOf(q);

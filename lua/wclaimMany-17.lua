@@ -23,6 +23,8 @@
   KEYS[13] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
   KEYS[14] dead       emq:{q}:dead      (strays, as claim)
   KEYS[15] pending    emq:{q}:pending   (flat jobs in compat mode, as claim)
+  KEYS[16] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[17] stats      emq:{q}:stats     (totals: `dead` counts the strays dead-lettered here)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -51,7 +53,7 @@ local MAX_JOBS = 1000
 local k = {
   ring = KEYS[1], ringset = KEYS[2], paused = KEYS[3], glimit = KEYS[4], gactive = KEYS[5], active = KEYS[6],
   schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12],
-  meta = KEYS[13], dead = KEYS[14], pending = KEYS[15],
+  meta = KEYS[13], dead = KEYS[14], pending = KEYS[15], lanes = KEYS[16], stats = KEYS[17],
 }
 local base = ARGV[1]
 local leaseMs, turns, cap = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])

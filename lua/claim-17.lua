@@ -21,6 +21,9 @@
   KEYS[13] dead       emq:{q}:dead      (a due id without a row or group goes here, see strayJob,
                                          and a lane entry without a row, see serveLane)
   KEYS[14] pending    emq:{q}:pending   (the flat pending set: flat jobs in compat mode)
+  KEYS[15] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[16] gweight    emq:{q}:gweight   (read only when a timed pause ends: is the lane still indexed?)
+  KEYS[17] stats      emq:{q}:stats     (totals: `dead` counts the strays dead-lettered here)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -61,9 +64,12 @@ local present = rcall('EXISTS', scheduleKey, timersKey, KEYS[12])
 if present > 0 then
   nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
     meta = KEYS[12], grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
-    glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14] }, present)
+    glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14],
+    lanes = KEYS[15], gweight = KEYS[16], stats = KEYS[17] }, present)
 end
 local leaseUntil = now + leaseMs
+local laneKeys = { lanes = KEYS[15], dead = KEYS[13], stats = KEYS[17], paused = pausedKey, glimit = glimitKey,
+  gweight = KEYS[16], grate = grateKey }
 local out = { leaseUntil, -1 }
 if halted then return out end
 local served, healed = 0, 0
@@ -90,7 +96,7 @@ while served < steps do
     healed = healed + 1
     if healed > 16 then break end
   else
-    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, KEYS[13])
+    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, laneKeys)
     if n > 0 then
       served = served + 1
     else
