@@ -298,6 +298,21 @@ export class LanesService implements OnModuleInit {
     return this.scripts.lanes(this.keysOf(queue), MAX_COUNT);
   }
 
+  /** The first `count` (1 to 1,000) lanes of the ring, in the order claims serve them: O(count). */
+  async ring(queue: string, count = 10): Promise<string[]> {
+    const k = this.keysOf(queue);
+    const n = checkInt('count', count, 1, 1_000, k.queue);
+    return this.client.lrange(k.ring, 0, n - 1);
+  }
+
+  /** Ids of the first `count` (1 to 1,000) pending jobs of a lane, in the order it serves them. */
+  async peek(queue: string, group: string, count = 1): Promise<string[]> {
+    const k = this.keysOf(queue);
+    const g = checkName('group', group, k.queue);
+    const n = checkInt('count', count, 1, 1_000, k.queue);
+    return this.client.zrange(k.lane(g), 0, n - 1);
+  }
+
   /** The dead-lettered jobs, oldest death first, each with its `lastError`. */
   async dead<T = unknown>(queue: string, opts?: { offset?: number; count?: number }): Promise<LaneJob<T>[]> {
     const k = this.keysOf(queue);

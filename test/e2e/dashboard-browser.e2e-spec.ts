@@ -1,0 +1,227 @@
+import { CanActivate, ExecutionContext, INestApplication, Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { mkdirSync } from 'fs';
+import { join } from 'path';
+import type { Browser, Page } from 'playwright-core';
+import { EchoMqModule, LaneConsumer, LaneJob, LanesService } from '../../lib';
+import { EchoMqDashboardModule } from '../../lib/dashboard';
+import { launchChromium, watchPage } from '../support/browser';
+import { CapturingLogger, nestFixture } from '../support/nest';
+
+const TOKEN = 'browser-test-token';
+const XSS = '<img src=x onerror=alert(1)>';
+
+/** The sample's kind of guard: the page's URL carries a token, and the page passes it on. */
+@Injectable()
+class TokenGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return context.switchToHttp().getRequest<{ query: Record<string, unknown> }>().query.token === TOKEN;
+  }
+}
+
+/** A consumer that takes a few ms a job, so the screenshot shows work being served. */
+@LaneConsumer('work', { concurrency: 4 })
+@Injectable()
+class SlowWorker {
+  async handle(job: LaneJob<{ ms: number; fail?: boolean }>): Promise<void> {
+    await new Promise((r) => setTimeout(r, job.payload.ms));
+    if (job.payload.fail) throw new Error(`card declined for ${job.group} <b>really</b>`);
+  }
+}
+
+describe('dashboard in a real browser (Chromium)', () => {
+  const fixture = nestFixture();
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** Boots an app with the dashboard at /echomq, listening on a free loopback port. */
+  async function boot(opts: { readOnly?: boolean; consumers?: boolean } = {}): Promise<{ app: INestApplication; url: string; lanes: LanesService }> {
+    const logger = new CapturingLogger();
+    @Module({ providers: opts.consumers ? [SlowWorker] : [] })
+    class Workers {}
+    const mod = await Test.createTestingModule({
+      imports: [
+        EchoMqModule.forRoot({ connection: fixture.server.url, logger, maxAttempts: 1 }),
+        EchoMqDashboardModule.forRoot(opts.readOnly === false
+          ? { queues: ['shop', 'work', 'big'], readOnly: false, guard: TokenGuard }
+          : { queues: ['shop', 'work', 'big'] }),
+        Workers,
+      ],
+    }).compile();
+    const app = mod.createNestApplication({ logger });
+    fixture.apps.push(app);
+    await app.listen(0, '127.0.0.1');
+    const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    return { app, url: `${base}/echomq`, lanes: app.get(LanesService) };
+  }
+
+  /** Opens the page and waits for its first frame; the caller closes the page. */
+  async function open(url: string, width = 1280): Promise<{ page: Page; trouble: ReturnType<typeof watchPage>; ms: number }> {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const trouble = watchPage(page);
+    const started = Date.now();
+    await page.goto(url);
+    await page.waitForSelector('body[data-frame-at]', { timeout: 10_000 });
+    return { page, trouble, ms: Date.now() - started };
+  }
+
+  const rowOf = (page: Page, group: string) => page.locator('#lanes tbody tr', { has: page.locator('td.name > span:first-child', { hasText: group }) });
+  const pendingOf = async (page: Page, group: string) => (await rowOf(page, group).locator('td').nth(1).innerText()).trim();
+
+  it('loads with no console error and lists the lanes with their pending counts', async () => {
+    const { url, lanes } = await boot({ readOnly: false });
+    await lanes.submitMany('shop', [
+      ...Array.from({ length: 7 }, () => ({ group: 'acme', payload: { n: 1 } })),
+      ...Array.from({ length: 3 }, () => ({ group: 'globex', payload: { n: 2 } })),
+      { group: 'initech', payload: { n: 3 } },
+    ]);
+    const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=shop`);
+    try {
+      expect(await pendingOf(page, 'acme')).toBe('7');
+      expect(await pendingOf(page, 'globex')).toBe('3');
+      expect(await pendingOf(page, 'initech')).toBe('1');
+      const order = await page.locator('#lanes tbody td.name > span:first-child').allInnerTexts();
+      expect(order).toEqual(['acme', 'globex', 'initech']);
+      expect(await page.locator('#ring li').allInnerTexts()).toEqual(expect.arrayContaining(['acme', 'globex', 'initech']));
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('shows submitted jobs within 2 s, without a reload', async () => {
+    const { url, lanes } = await boot({ readOnly: false });
+    await lanes.submit('shop', 'acme', { n: 1 });
+    const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=shop`);
+    try {
+      expect(await pendingOf(page, 'acme')).toBe('1');
+      const navigations: string[] = [];
+      page.on('framenavigated', (f) => navigations.push(f.url()));
+      const submitted = Date.now();
+      await lanes.submitMany('shop', Array.from({ length: 41 }, () => ({ group: 'acme', payload: { n: 2 } })));
+      await lanes.submit('shop', 'umbrella', { n: 3 });
+      await page.waitForFunction(() => {
+        const rows = [...document.querySelectorAll('#lanes tbody tr')];
+        const cell = (g: string) => rows.find((r) => r.querySelector('td.name > span')?.textContent === g)?.querySelectorAll('td')[1]?.textContent?.trim();
+        return cell('acme') === '42' && cell('umbrella') === '1';
+      }, undefined, { timeout: 2_000 });
+      expect(Date.now() - submitted).toBeLessThan(2_000);
+      expect(navigations).toEqual([]);
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('pauses a lane from the page, with a duration and a reason, and it leaves the ring', async () => {
+    const { url, lanes } = await boot({ readOnly: false });
+    await lanes.submitMany('shop', Array.from({ length: 5 }, (_, i) => ({ group: i < 3 ? 'acme' : 'globex', payload: { i } })));
+    expect((await lanes.lane('shop', 'acme')).inRing).toBe(true);
+    const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=shop`);
+    try {
+      await rowOf(page, 'acme').getByRole('button', { name: 'Steer' }).click();
+      await page.fill('#f-pause input[name=minutes]', '10');
+      await page.fill('#f-pause input[name=reason]', 'noisy tenant');
+      await page.click('#f-pause button[type=submit]');
+      await page.waitForSelector('#toast:not([hidden])');
+      expect(await page.locator('#toast').innerText()).toMatch(/^Paused lane acme/);
+      const lane = await lanes.lane('shop', 'acme');
+      expect(lane).toMatchObject({ paused: true, inRing: false, pending: 3 });
+      expect((await lanes.lane('shop', 'globex')).inRing).toBe(true);
+      await page.waitForFunction(() => document.querySelector('#ring')?.textContent?.includes('acme') === false, undefined, { timeout: 3_000 });
+
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+
+      // An engine error comes back as the page's message, and nothing changes.
+      await page.fill('#f-weight input[name=weight]', '0');
+      await page.locator('#f-weight input[name=weight]').evaluate((i: HTMLInputElement) => i.removeAttribute('min'));
+      await page.click('#f-weight button[type=submit]');
+      await page.waitForSelector('#toast.error');
+      expect(await page.locator('#toast').innerText()).toMatch(/weight/);
+      expect((await lanes.lane('shop', 'acme')).weight).toBe(1);
+
+      await page.click('#f-resume');
+      await page.waitForFunction(() => document.querySelector('#toast')?.textContent?.startsWith('Resumed'));
+      expect(await lanes.lane('shop', 'acme')).toMatchObject({ paused: false, inRing: true });
+      // NOTE: Chromium logs every 4xx answer; the refused weight is the only one.
+      expect(trouble).toEqual({ errors: [expect.stringContaining('status of 400')], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('read-only (the default) shows no controls, and a forged POST gets 403', async () => {
+    const { url, lanes } = await boot();
+    await lanes.submit('shop', 'acme', { n: 1 });
+    const { page, trouble } = await open(`${url}?queue=shop`);
+    try {
+      expect(await page.locator('#mode').innerText()).toBe('read-only');
+      expect(await page.locator('#panel').count()).toBe(0);
+      expect(await page.locator('main button, main form#f-pause').evaluateAll((els) => els.map((e) => e.textContent))).toEqual(['Find', 'Top lanes', 'Show more']);
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+      const statuses = await page.evaluate(async () => {
+        const send = (headers: Record<string, string>) => fetch('api/pause', {
+          method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ queue: 'shop', group: 'acme' }),
+        }).then((r) => r.status);
+        return [await send({}), await send({ 'x-echomq-action': '1' })];
+      });
+      expect(statuses).toEqual([403, 403]);
+      expect((await lanes.lane('shop', 'acme')).paused).toBe(false);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it(`shows a lane named ${XSS} as that text, and runs nothing`, async () => {
+    const { url, lanes } = await boot({ readOnly: false });
+    await lanes.submit('shop', XSS, { note: '<script>alert(2)</script>' });
+    await lanes.pause('shop', XSS);
+    const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=shop`);
+    try {
+      await page.waitForSelector('#lanes tbody td.name');
+      expect(await page.locator('#lanes tbody td.name > span:first-child').allInnerTexts()).toEqual([XSS]);
+      await rowOf(page, XSS).getByRole('button', { name: 'Steer' }).click();
+      expect(await page.locator('#panel-lane').innerText()).toBe(XSS);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('script').count()).toBe(1);
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+  it('fits a phone-width screen and saves the README screenshot while jobs are served', async () => {
+    const { url, lanes } = await boot({ readOnly: false, consumers: true });
+    const tenants = ['acme', 'globex', 'initech', 'umbrella', 'hooli', 'stark', 'wayne', 'wonka'];
+    await lanes.weight('work', 'acme', 3);
+    await lanes.limit('work', 'globex', 2);
+    await lanes.pause('work', 'wonka');
+    await lanes.submitMany('work', tenants.flatMap((group, i) => Array.from({ length: 60 * (tenants.length - i) }, (_, j) => ({
+      group, payload: { ms: 20, fail: j % 97 === 5 },
+    }))));
+    const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=work`);
+    try {
+      // Wait for a few frames of served work, so the chart has rates to draw.
+      await page.waitForFunction(() => {
+        const line = document.querySelector('#chart polyline.s-completed');
+        return (line?.getAttribute('points')?.split(' ').length ?? 0) >= 4 && document.querySelectorAll('#dead tbody tr:not(.empty)').length > 0;
+      }, undefined, { timeout: 20_000 });
+      mkdirSync(join(__dirname, '..', '..', 'docs'), { recursive: true });
+      await page.screenshot({ path: join(__dirname, '..', '..', 'docs', 'dashboard.png'), fullPage: true });
+
+      await page.setViewportSize({ width: 390, height: 844 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await rowOf(page, 'acme').getByRole('button', { name: 'Steer' }).click();
+      expect(await page.locator('#panel').isVisible()).toBe(true);
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+});
