@@ -1,0 +1,76 @@
+import { ERROR_MAX_CHARS, SUBMIT_CHUNK } from '../echomq.constants';
+import { invalidArgument } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+import type { FailOptions, FailOutcome } from '../interfaces';
+import { checkInt, checkJobId, checkOptInt, checkOptions, checkToken } from '../validation/validate';
+import { MAX_LEASE_MS } from './claims';
+import type { LaneContext } from './lane-context';
+
+/**
+ * @internal What the holder of a job does with it: complete, fail, release, extend. Each is fenced
+ * by the attempt token, so a holder whose lease was lost changes nothing.
+ */
+export class LaneAcks {
+  constructor(private readonly ctx: LaneContext) {}
+
+  async complete(queue: string, jobId: unknown, token: unknown): Promise<boolean> {
+    const k = this.ctx.keysOf(queue);
+    return this.ctx.scripts.complete(k, checkJobId('jobId', jobId, k.queue), checkToken(token, k.queue));
+  }
+
+  async completeMany(queue: string, acks: unknown): Promise<boolean[]> {
+    const k = this.ctx.keysOf(queue);
+    if (!Array.isArray(acks)) {
+      throw new EchoMqError(invalidArgument('acks', 'must be an array of { jobId, token }', acks), { argument: 'acks', queue: k.queue });
+    }
+    const checked = acks.map((a: { jobId?: unknown; token?: unknown }, i) => {
+      if (typeof a !== 'object' || a === null) {
+        throw new EchoMqError(invalidArgument(`acks[${i}]`, 'must be { jobId, token }', a), { argument: `acks[${i}]`, queue: k.queue });
+      }
+      return { id: checkJobId(`acks[${i}].jobId`, a.jobId, k.queue), token: checkInt(`acks[${i}].token`, a.token, 1, Number.MAX_SAFE_INTEGER, k.queue) };
+    });
+    const out: boolean[] = [];
+    for (let start = 0; start < checked.length; start += SUBMIT_CHUNK) {
+      out.push(...(await this.ctx.scripts.completeMany(k, checked.slice(start, start + SUBMIT_CHUNK))));
+    }
+    return out;
+  }
+
+  async fail(queue: string, jobId: unknown, token: unknown, error: unknown, opts: unknown): Promise<FailOutcome> {
+    const k = this.ctx.keysOf(queue);
+    const id = checkJobId('jobId', jobId, k.queue);
+    const t = checkToken(token, k.queue);
+    const o = checkOptions<FailOptions>('opts', opts, k.queue);
+    const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
+    const b = this.ctx.options.backoff;
+    return this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs });
+  }
+
+  async release(queue: string, jobId: unknown, token: unknown): Promise<boolean> {
+    const k = this.ctx.keysOf(queue);
+    return this.ctx.scripts.release(k, checkJobId('jobId', jobId, k.queue), checkToken(token, k.queue));
+  }
+
+  /** The new lease deadline, 0 when the lease is lost. */
+  async extendUntil(queue: string, jobId: unknown, token: unknown, leaseMs: unknown): Promise<number> {
+    const k = this.ctx.keysOf(queue);
+    const id = checkJobId('jobId', jobId, k.queue);
+    const t = checkToken(token, k.queue);
+    return this.ctx.scripts.extend(k, id, t, checkInt('leaseMs', leaseMs, 1, MAX_LEASE_MS, k.queue));
+  }
+}
+
+/** The text kept as a failure's `last_error`: an Error's message, a string, or JSON; cut to a bound. */
+function reasonOf(error: unknown): string {
+  let text: string;
+  if (error instanceof Error) text = error.message || error.name;
+  else if (typeof error === 'string') text = error;
+  else {
+    try {
+      text = JSON.stringify(error) ?? String(error);
+    } catch {
+      text = String(error);
+    }
+  }
+  return text.length > ERROR_MAX_CHARS ? text.slice(0, ERROR_MAX_CHARS) : text;
+}

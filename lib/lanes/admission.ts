@@ -1,0 +1,73 @@
+import { SUBMIT_CHUNK } from '../echomq.constants';
+import { idsExhausted, invalidArgument } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+import { mintJobId } from '../ids/job-id';
+import type { SubmitItem, SubmitOptions } from '../interfaces';
+import type { AdmitArgs } from '../scripts/lane-scripts';
+import { checkDedupKey, checkJobId, checkName, checkOptInt, checkOptions, encodePayload } from '../validation/validate';
+import type { LaneContext } from './lane-context';
+
+const MAX_DELAY_MS = 10 * 365 * 24 * 3600 * 1000;
+const MINT_RETRIES = 5;
+
+/** @internal Admits work into lanes: submit and submitMany. */
+export class LaneAdmission {
+  constructor(private readonly ctx: LaneContext) {}
+
+  async submit(queue: string, group: unknown, payload: unknown, opts: unknown): Promise<string> {
+    const k = this.ctx.keysOf(queue);
+    const job = this.admitArgs(k.queue, group, payload, opts);
+    for (let i = 0; ; i++) {
+      const r = await this.ctx.scripts.submit(k, job);
+      if (r.status !== 'collide') return r.id;
+      // NOTE: the id is another job's; returning it would drop this job while claiming success.
+      if (i >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
+      job.id = mintJobId();
+    }
+  }
+
+  async submitMany(queue: string, items: unknown): Promise<string[]> {
+    const k = this.ctx.keysOf(queue);
+    if (!Array.isArray(items)) {
+      throw new EchoMqError(invalidArgument('items', 'must be an array of { group, payload, opts? }', items), { argument: 'items', queue: k.queue });
+    }
+    const jobs = items.map((item: SubmitItem, i) => {
+      if (typeof item !== 'object' || item === null) {
+        throw new EchoMqError(invalidArgument(`items[${i}]`, 'must be { group, payload, opts? }', item), { argument: `items[${i}]`, queue: k.queue });
+      }
+      return this.admitArgs(k.queue, item.group, item.payload, item.opts, `items[${i}].`);
+    });
+    const ids = new Array<string>(jobs.length);
+    for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
+      let batch = jobs.slice(start, start + SUBMIT_CHUNK).map((job, j) => ({ job, at: start + j }));
+      for (let attempt = 0; batch.length > 0; attempt++) {
+        const results = await this.ctx.scripts.submitMany(k, batch.map((b) => b.job));
+        const again: typeof batch = [];
+        results.forEach((r, j) => {
+          if (r.status === 'collide') {
+            if (attempt >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
+            batch[j].job.id = mintJobId();
+            again.push(batch[j]);
+          } else {
+            ids[batch[j].at] = r.id;
+          }
+        });
+        batch = again;
+      }
+    }
+    return ids;
+  }
+
+  /** Checks one job's arguments (names prefixed with `argPrefix` inside submitMany) and mints its id. */
+  private admitArgs(queue: string, group: unknown, payload: unknown, rawOpts: unknown, argPrefix = ''): AdmitArgs {
+    const g = checkName(argPrefix + 'group', group, queue);
+    const opts = checkOptions<SubmitOptions>(argPrefix + 'opts', rawOpts, queue);
+    const own = opts.jobId !== undefined;
+    const id = own ? checkJobId(argPrefix + 'opts.jobId', opts.jobId, queue) : mintJobId();
+    const dedupKey = opts.dedupKey === undefined ? '' : checkDedupKey(opts.dedupKey, queue, argPrefix + 'opts.dedupKey');
+    const delayMs = checkOptInt(argPrefix + 'opts.delayMs', opts.delayMs, 0, MAX_DELAY_MS, queue) ?? 0;
+    const maxAttempts = checkOptInt(argPrefix + 'opts.maxAttempts', opts.maxAttempts, 1, 1_000_000, queue) ?? 0;
+    const json = encodePayload(payload, this.ctx.options.maxPayloadBytes, queue, argPrefix + 'payload');
+    return { id, group: g, payload: json, dedupKey, delayMs, maxAttempts, own };
+  }
+}

@@ -1,0 +1,41 @@
+import type { LoggerService } from '@nestjs/common';
+import { evictionPolicyWarning } from '../echomq.messages';
+import { setJobIdNode } from '../ids/job-id';
+import { nodeCounterKey } from '../redis/lane-keys';
+import type { RedisClient } from '../scripts/lane-scripts';
+import type { LaneContext } from './lane-context';
+
+const SETUP_TIMEOUT_MS = 3_000;
+
+/**
+ * @internal At start-up: takes a distinct job-id node number from the server (so two processes
+ * never mint the same id) and warns when the eviction policy could drop queue keys.
+ */
+export async function prepareServer(ctx: LaneContext, logger: LoggerService): Promise<void> {
+  const { client, options } = ctx;
+  try {
+    // NOTE: bounded, so an application still boots while the server is unreachable (ioredis
+    // queues commands until it reconnects); ids then keep the random node they started with.
+    const n = await withTimeout(client.incr(nodeCounterKey(options.prefix)), SETUP_TIMEOUT_MS);
+    setJobIdNode(n - 1);
+  } catch (err) {
+    logger.warn(`Could not take a job-id node number from the server; keeping a random one (${(err as Error).message}).`);
+  }
+  try {
+    const nodes = 'nodes' in client ? (client as { nodes(role: string): RedisClient[] }).nodes('master') : [client];
+    const reply = (await withTimeout((nodes[0] ?? client).config('GET', 'maxmemory-policy'), SETUP_TIMEOUT_MS)) as string[];
+    const policy = reply?.[1];
+    if (policy && policy !== 'noeviction') logger.warn(evictionPolicyWarning(policy));
+  } catch {
+    // NOTE: managed servers often refuse CONFIG; the policy is then the operator's to check.
+    logger.log('Could not read maxmemory-policy (CONFIG is refused); make sure it is noeviction.');
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
