@@ -201,18 +201,13 @@ export class LanesService implements OnModuleInit {
   }
 
   /** The first `count` (1 to 1,000) lanes of the ring, in the order claims serve them: O(count). */
-  async ring(queue: string, count = 10): Promise<string[]> {
-    const k = this.keysOf(queue);
-    const n = checkInt('count', count, 1, 1_000, k.queue);
-    return this.client.lrange(k.ring, 0, n - 1);
+  ring(queue: string, count = 10): Promise<string[]> {
+    return this.inspection.ring(queue, count);
   }
 
   /** Ids of the first `count` (1 to 1,000) pending jobs of a lane, in the order it serves them. */
-  async peek(queue: string, group: string, count = 1): Promise<string[]> {
-    const k = this.keysOf(queue);
-    const g = checkName('group', group, k.queue);
-    const n = checkInt('count', count, 1, 1_000, k.queue);
-    return this.client.zrange(k.lane(g), 0, n - 1);
+  peek(queue: string, group: string, count = 1): Promise<string[]> {
+    return this.inspection.peek(queue, group, count);
   }
 
   /** The dead-lettered jobs, oldest death first, each with its `lastError`. */

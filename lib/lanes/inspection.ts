@@ -1,5 +1,5 @@
 import type { LaneInfo, LaneJob } from '../interfaces';
-import { checkName, checkOptInt, checkOptions } from '../validation/validate';
+import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
 import type { LaneContext } from './lane-context';
 
 const MAX_COUNT = 1_000_000;
@@ -15,6 +15,19 @@ export class LaneInspection {
 
   async lanes(queue: string): Promise<LaneInfo[]> {
     return this.ctx.scripts.lanes(this.ctx.keysOf(queue), MAX_COUNT);
+  }
+
+  async ring(queue: string, count: unknown): Promise<string[]> {
+    const k = this.ctx.keysOf(queue);
+    const n = checkInt('count', count, 1, 1_000, k.queue);
+    return this.ctx.client.lrange(k.ring, 0, n - 1);
+  }
+
+  async peek(queue: string, group: unknown, count: unknown): Promise<string[]> {
+    const k = this.ctx.keysOf(queue);
+    const g = checkName('group', group, k.queue);
+    const n = checkInt('count', count, 1, 1_000, k.queue);
+    return this.ctx.client.zrange(k.lane(g), 0, n - 1);
   }
 
   async dead(queue: string, opts: unknown): Promise<LaneJob[]> {

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 import { CanActivate, ExecutionContext, INestApplication, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { mkdirSync } from 'fs';
