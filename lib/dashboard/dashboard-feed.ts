@@ -17,7 +17,7 @@ export type QueueFrame = QueueSnapshot & { history: HistoryPoint[] };
 
 /**
  * @internal The live stream of each queue, shared by everyone watching it. While someone watches it
- * reads the queue's stats once a second; when they changed, or a change was made through the
+ * reads the queue's stats twice a second; when they changed, or a change was made through the
  * page, it reads a snapshot, at most one per `FEED_COALESCE_MS` (changes in between coalesce into
  * the next frame). Nothing runs while nobody watches.
  */
@@ -68,7 +68,7 @@ export class DashboardFeed implements OnModuleDestroy {
       map((snapshot) => ({ ...snapshot, history: this.histories.get(queue) ?? [] })),
       retry({
         delay: (err: Error) => {
-          this.logger.warn(`Live stream of queue ${JSON.stringify(queue)} failed, retrying in 2 s: ${err.message}`);
+          this.logger.warn(`Live stream of queue ${JSON.stringify(queue)} failed, retrying in ${FEED_COALESCE_MS} ms: ${err.message}`);
           return timer(FEED_COALESCE_MS);
         },
       }),

@@ -16,9 +16,9 @@ export const SNAPSHOT_RING = 20;
 /** @internal Dead letters listed per snapshot (the latest). */
 export const SNAPSHOT_DEAD = 20;
 /** @internal How often the live stream looks for changes while someone watches. */
-export const FEED_POLL_MS = 1_000;
+export const FEED_POLL_MS = 500;
 /** @internal Frames of the live stream are at least this far apart (changes in between coalesce). */
-export const FEED_COALESCE_MS = 2_000;
+export const FEED_COALESCE_MS = 1_500;
 /** @internal Spacing and length of the kept history of totals (for the rate chart). */
 export const HISTORY_STEP_MS = 2_000;
 export const HISTORY_POINTS = 150;

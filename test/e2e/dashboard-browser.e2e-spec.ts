@@ -226,4 +226,39 @@ describe('dashboard in a real browser (Chromium)', () => {
       await page.close();
     }
   });
+  // TODO(0.2 engine): drop this gate once main has LanesService.topLanes/scanLanes/stats (issue 8); the
+  // page then reads pages of lanes only. Until then it falls back to lanes(), which is O(lanes).
+  const withPagedReads = typeof (LanesService.prototype as unknown as Record<string, unknown>).topLanes === 'function';
+  (withPagedReads ? it : it.skip)('a 100,000-lane queue\'s page is interactive within 2 s (top lanes and pages, never the whole set)', async () => {
+    const { url, lanes } = await boot({ readOnly: false });
+    const LANES = 100_000;
+    const items = Array.from({ length: LANES }, (_, i) => ({ group: `tenant-${String(i).padStart(6, '0')}`, payload: { i } }));
+    items.push(...Array.from({ length: 30 }, () => ({ group: 'whale', payload: { i: -1 } })));
+    items.push(...Array.from({ length: 12 }, () => ({ group: 'orca', payload: { i: -2 } })));
+    for (let i = 0; i < items.length; i += 20_000) await lanes.submitMany('big', items.slice(i, i + 20_000));
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const trouble = watchPage(page);
+    try {
+      const started = Date.now();
+      await page.goto(`${url}?token=${TOKEN}&queue=big`);
+      await page.waitForSelector('body[data-frame-at] #search-text:enabled', { timeout: 10_000 });
+      const firstRows = await page.locator('#lanes tbody td.name > span:first-child').allInnerTexts();
+      const interactiveMs = Date.now() - started;
+      expect(firstRows.slice(0, 2)).toEqual(['whale', 'orca']);
+      expect(firstRows.length).toBe(50);
+      expect(await page.locator('#lanes-note').innerText()).toContain('of 100,002 lanes');
+
+      // Interactive: a search by exact name answers at once.
+      await page.fill('#search-text', 'tenant-077777');
+      await page.click('#search-go');
+      await page.waitForFunction(() => document.querySelector('#lanes tbody td.name > span')?.textContent === 'tenant-077777');
+      const searchedMs = Date.now() - started;
+      process.stdout.write(`dashboard at 100,002 lanes: first frame and controls ready in ${interactiveMs} ms; exact search answered by ${searchedMs} ms\n`);
+      expect(interactiveMs).toBeLessThan(2_000);
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
 });
