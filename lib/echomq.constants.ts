@@ -23,3 +23,5 @@ export const NAME_MAX_BYTES = 200;
 export const DEDUP_MAX_BYTES = 1024;
 /** @internal Characters of a failure reason that are kept. */
 export const ERROR_MAX_CHARS = 4096;
+/** @internal Byte limit of a pause reason. */
+export const PAUSE_REASON_MAX_BYTES = 200;

@@ -5,6 +5,6 @@ export { EchoMqError } from './errors';
 export type { EchoMqErrorCode, EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';
 export type {
-  LaneJob, LaneInfo, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, SubmitOptions, SubmitItem,
-  ClaimOptions, WeightedClaimOptions, FailOptions, FailOutcome, LaneConsumerOptions,
+  LaneJob, LaneInfo, LaneRate, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, SubmitOptions, SubmitItem,
+  ClaimOptions, WeightedClaimOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,
 } from './interfaces';

@@ -2,8 +2,8 @@ import { Inject, Injectable, LoggerService, OnModuleInit } from '@nestjs/common'
 import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import type {
-  ClaimOptions, FailOptions, FailOutcome, LaneInfo, LaneJob, ResolvedEchoMqOptions, SubmitItem, SubmitOptions,
-  WeightedClaimOptions,
+  ClaimOptions, FailOptions, FailOutcome, HeldLease, LaneInfo, LaneJob, LaneRate, PauseOptions, ResolvedEchoMqOptions,
+  SubmitItem, SubmitOptions, WeightedClaimOptions,
 } from './interfaces';
 import { LaneAcks } from './lanes/acks';
 import { LaneAdmission } from './lanes/admission';
@@ -144,6 +144,14 @@ export class LanesService implements OnModuleInit {
     return (await this.acks.extendUntil(queue, jobId, token, leaseMs)) > 0;
   }
 
+  /**
+   * Renews the leases of many held jobs in one round trip per chunk (a claim loop's renewal tick),
+   * each exactly as `extend` would; one new deadline per job, in order, 0 where it is no longer held.
+   */
+  extendMany(queue: string, leases: HeldLease[], leaseMs: number): Promise<number[]> {
+    return this.acks.extendMany(queue, leases, leaseMs);
+  }
+
   /** @internal extend, returning the new deadline (0 when the lease is lost). */
   extendUntil(queue: string, jobId: string, token: number, leaseMs: number): Promise<number> {
     return this.acks.extendUntil(queue, jobId, token, leaseMs);
@@ -178,14 +186,26 @@ export class LanesService implements OnModuleInit {
     return this.steering.limit(queue, group, limit);
   }
 
-  /** Takes a lane out of service; its pending jobs stay. */
-  pause(queue: string, group: string): Promise<void> {
-    return this.steering.pause(queue, group, true);
+  /**
+   * Sets the lane's rate ceiling: at most `max` jobs claimed in any window of `perMs` ms (server
+   * clock), by claim, claimMany and wclaim alike; `null` removes it. A lane whose window is full
+   * leaves the ring and rejoins at the tail when its oldest claim in the window ages out.
+   */
+  rate(queue: string, group: string, rate: LaneRate | null): Promise<void> {
+    return this.steering.rate(queue, group, rate);
   }
 
-  /** Puts a paused lane back in service. */
+  /**
+   * Takes a lane out of service; its pending jobs stay. With `forMs` it resumes by itself after
+   * that long (server clock); `reason` is reported by `lane()` while it is paused.
+   */
+  pause(queue: string, group: string, opts?: PauseOptions): Promise<void> {
+    return this.steering.pause(queue, group, opts);
+  }
+
+  /** Puts a paused lane back in service (a timed pause's timer and the reason go with it). */
   resume(queue: string, group: string): Promise<void> {
-    return this.steering.pause(queue, group, false);
+    return this.steering.resume(queue, group);
   }
 
   // --- inspection ------------------------------------------------------------------------------

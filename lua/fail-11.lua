@@ -31,6 +31,7 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "ringJoin"
+--- @include "wakeBefore"
 --- @include "releaseActive"
 
 local base, id, token, err = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
@@ -60,6 +61,7 @@ wait = math.floor(wait)
 rcall('HINCRBY', KEYS[11], 'retried', 1)
 if wait > 0 then
   rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
+  wakeBefore(KEYS[8], now + wait, KEYS[10])
   rcall('ZADD', KEYS[8], now + wait, id)
 else
   rcall('HSET', KEYS[1], 'state', 'pending', 'last_error', err)

@@ -34,4 +34,18 @@ export interface LaneInfo {
   paused: boolean;
   /** Whether the lane is on the ring, i.e. serviceable right now. */
   inRing: boolean;
+  /** Rate ceiling: at most `max` claims in any window of `perMs` ms (server clock); null when none. */
+  rate: LaneRate | null;
+  /** When a timed pause ends, ms since epoch by the server clock; null when not paused or paused until resumed. */
+  pausedUntil: number | null;
+  /** The reason given to `pause`, while the lane is paused; null when none. */
+  pauseReason: string | null;
+}
+
+/** A lane's rate ceiling: at most `max` jobs claimed in any window of `perMs` ms. */
+export interface LaneRate {
+  /** Claims allowed per window (integer from 1 to 1,000,000). */
+  max: number;
+  /** The window in ms (integer from 1 to 86,400,000). */
+  perMs: number;
 }

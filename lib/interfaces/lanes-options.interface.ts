@@ -40,3 +40,19 @@ export interface FailOptions {
 
 /** What {@link LanesService.fail} did with the job. */
 export type FailOutcome = 'retry' | 'dead' | 'stale';
+
+/** Options of {@link LanesService.pause}. */
+export interface PauseOptions {
+  /** Resume by itself after this many ms, by the server clock (integer >= 1). @default until resume() */
+  forMs?: number;
+  /** Why the lane is paused (at most 200 bytes), reported by lane() while it is. */
+  reason?: string;
+}
+
+/** One held job in {@link LanesService.extendMany}. */
+export interface HeldLease {
+  /** The job id. */
+  jobId: string;
+  /** The attempt number the holder claimed it under (`LaneJob.attempt`). */
+  token: number;
+}

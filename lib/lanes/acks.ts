@@ -51,6 +51,26 @@ export class LaneAcks {
     return this.ctx.scripts.release(k, checkJobId('jobId', jobId, k.queue), checkToken(token, k.queue));
   }
 
+  /** One new lease deadline per job, in order, 0 where the lease is lost; one script call per chunk. */
+  async extendMany(queue: string, leases: unknown, leaseMs: unknown): Promise<number[]> {
+    const k = this.ctx.keysOf(queue);
+    if (!Array.isArray(leases)) {
+      throw new EchoMqError(invalidArgument('leases', 'must be an array of { jobId, token }', leases), { argument: 'leases', queue: k.queue });
+    }
+    const checked = leases.map((l: { jobId?: unknown; token?: unknown }, i) => {
+      if (typeof l !== 'object' || l === null) {
+        throw new EchoMqError(invalidArgument(`leases[${i}]`, 'must be { jobId, token }', l), { argument: `leases[${i}]`, queue: k.queue });
+      }
+      return { id: checkJobId(`leases[${i}].jobId`, l.jobId, k.queue), token: checkInt(`leases[${i}].token`, l.token, 1, Number.MAX_SAFE_INTEGER, k.queue) };
+    });
+    const ms = checkInt('leaseMs', leaseMs, 1, MAX_LEASE_MS, k.queue);
+    const out: number[] = [];
+    for (let start = 0; start < checked.length; start += SUBMIT_CHUNK) {
+      out.push(...(await this.ctx.scripts.extendMany(k, checked.slice(start, start + SUBMIT_CHUNK), ms)));
+    }
+    return out;
+  }
+
   /** The new lease deadline, 0 when the lease is lost. */
   async extendUntil(queue: string, jobId: unknown, token: unknown, leaseMs: unknown): Promise<number> {
     const k = this.ctx.keysOf(queue);

@@ -1,7 +1,14 @@
-import { checkInt, checkName } from '../validation/validate';
+import { PAUSE_REASON_MAX_BYTES } from '../echomq.constants';
+import { invalidArgument } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+import type { LaneRate, PauseOptions } from '../interfaces';
+import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
 import type { LaneContext } from './lane-context';
 
-/** @internal Settings of a lane that change who is served: weight, ceiling, pause. */
+/** @internal The longest timed pause: ten years, as the longest submit delay. */
+const MAX_PAUSE_MS = 10 * 365 * 24 * 3600 * 1000;
+
+/** @internal Settings of a lane that change who is served: weight, ceiling, rate, pause. */
 export class LaneSteering {
   constructor(private readonly ctx: LaneContext) {}
 
@@ -17,8 +24,34 @@ export class LaneSteering {
     await this.ctx.scripts.limit(k, g, limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue));
   }
 
-  async pause(queue: string, group: unknown, paused: boolean): Promise<void> {
+  async rate(queue: string, group: unknown, rate: unknown): Promise<void> {
     const k = this.ctx.keysOf(queue);
-    await this.ctx.scripts.pause(k, checkName('group', group, k.queue), paused);
+    const g = checkName('group', group, k.queue);
+    if (rate === null) return this.ctx.scripts.rate(k, g, null);
+    if (typeof rate !== 'object' || rate === undefined || Array.isArray(rate)) {
+      throw new EchoMqError(invalidArgument('rate', 'must be { max, perMs } or null', rate), { argument: 'rate', queue: k.queue, group: g });
+    }
+    const r = rate as Partial<LaneRate>;
+    const max = checkInt('rate.max', r.max, 1, 1_000_000, k.queue);
+    const perMs = checkInt('rate.perMs', r.perMs, 1, 86_400_000, k.queue);
+    await this.ctx.scripts.rate(k, g, { max, perMs });
+  }
+
+  async pause(queue: string, group: unknown, opts: unknown): Promise<void> {
+    const k = this.ctx.keysOf(queue);
+    const g = checkName('group', group, k.queue);
+    const o = checkOptions<PauseOptions>('opts', opts, k.queue);
+    const forMs = checkOptInt('opts.forMs', o.forMs, 1, MAX_PAUSE_MS, k.queue) ?? null;
+    const reason = o.reason === undefined ? '' : o.reason;
+    if (typeof reason !== 'string' || Buffer.byteLength(reason, 'utf8') > PAUSE_REASON_MAX_BYTES) {
+      throw new EchoMqError(invalidArgument('opts.reason', `must be a string of at most ${PAUSE_REASON_MAX_BYTES} bytes`, reason),
+        { argument: 'opts.reason', queue: k.queue, group: g });
+    }
+    await this.ctx.scripts.pause(k, g, forMs, reason);
+  }
+
+  async resume(queue: string, group: unknown): Promise<void> {
+    const k = this.ctx.keysOf(queue);
+    await this.ctx.scripts.resume(k, checkName('group', group, k.queue));
   }
 }

@@ -17,6 +17,12 @@ export class LaneKeys {
   readonly wake: string;
   readonly dedup: string;
   readonly stats: string;
+  /** Rate ceilings of lanes: group -> "max perMs". */
+  readonly rate: string;
+  /** Pause details of lanes: group -> "pausedUntil|reason" (pausedUntil empty when untimed). */
+  readonly pauseInfo: string;
+  /** Lane timers (timed pause ends `p:<group>`, rate-window reopenings `r:<group>`), scored by due time. */
+  readonly timers: string;
 
   constructor(readonly prefix: string, readonly queue: string) {
     this.base = `${prefix}:{${queue}}:`;
@@ -32,11 +38,19 @@ export class LaneKeys {
     this.wake = this.base + 'wake';
     this.dedup = this.base + 'dedup';
     this.stats = this.base + 'stats';
+    this.rate = this.base + 'grate';
+    this.pauseInfo = this.base + 'gpause';
+    this.timers = this.base + 'timers';
   }
 
   /** The lane (pending set) of a group. */
   lane(group: string): string {
     return `${this.base}g:${group}:pending`;
+  }
+
+  /** The sliding log of a rate-limited lane's claim times (newest first, at most `max` long). */
+  rateLog(group: string): string {
+    return `${this.base}g:${group}:rate`;
   }
 
   /** The row of a job. */

@@ -1,8 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
 import { outOfMemory, serverRejected } from '../echomq.messages';
 import { EchoMqError } from '../errors';
-import type { LaneInfo, LaneJob } from '../interfaces';
+import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { LaneKeys } from '../redis/lane-keys';
+import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
 
 /** @internal A connection that scripts run on. */
@@ -43,10 +44,12 @@ export const SCRIPT_OF = {
   completeMany: 'completeMany',
   fail: 'fail',
   extend: 'extend',
+  extendMany: 'extendMany',
   reap: 'reap',
   promote: 'promote',
   weight: 'weight',
   limit: 'limit',
+  rate: 'rate',
   pause: 'pause',
   resume: 'resume',
   retryDead: 'retryDead',
@@ -109,14 +112,14 @@ export class LaneScripts {
   /** Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing is scheduled. */
   async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('claim', k.queue, 'claim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo],
       [k.base, leaseMs, steps, promoteMax])) as Reply[];
     return toClaim(k.queue, reply);
   }
 
   async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('wclaim', k.queue, 'wclaim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo],
       [k.base, leaseMs, max, promoteMax])) as Reply[];
     return toClaim(k.queue, reply);
   }
@@ -148,6 +151,13 @@ export class LaneScripts {
     return Number(await this.run('extend', k.queue, 'extend', [k.job(id), k.active], [id, token, leaseMs]));
   }
 
+  /** One new lease deadline per job, in order; 0 where the job is no longer held under its token. */
+  async extendMany(k: LaneKeys, leases: { id: string; token: number }[], leaseMs: number): Promise<number[]> {
+    const args: (string | number)[] = [k.base, leaseMs, leases.length];
+    for (const l of leases) args.push(l.id, l.token);
+    return ((await this.run('extendMany', k.queue, 'extendMany', [k.active], args)) as number[]).map(Number);
+  }
+
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {
     return Number(await this.run('reap', k.queue, 'reap',
       [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats],
@@ -166,13 +176,26 @@ export class LaneScripts {
 
   async limit(k: LaneKeys, group: string, limit: number | null): Promise<void> {
     await this.run('limit', k.queue, 'limit',
-      [k.limit, k.gactive, k.paused, k.ring, k.ringSet, k.wake, k.lane(group)], [k.base, group, limit ?? '']);
+      [k.limit, k.gactive, k.paused, k.ring, k.ringSet, k.wake, k.lane(group), k.timers], [k.base, group, limit ?? '']);
   }
 
-  async pause(k: LaneKeys, group: string, paused: boolean): Promise<void> {
-    const name = paused ? 'pause' : 'resume';
-    await this.run(name, k.queue, name,
-      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group)], [k.base, group]);
+  /** Sets (or with null clears) a lane's rate ceiling. */
+  async rate(k: LaneKeys, group: string, rate: LaneRate | null): Promise<void> {
+    await this.run('rate', k.queue, 'rate',
+      [k.rate, k.timers, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.lane(group), k.rateLog(group)],
+      [k.base, group, rate ? rate.max : '', rate ? rate.perMs : '']);
+  }
+
+  /** Pauses a lane, until resumed or, with `forMs`, for that long (server clock); `reason` '' for none. */
+  async pause(k: LaneKeys, group: string, forMs: number | null, reason: string): Promise<void> {
+    await this.run('pause', k.queue, 'pause',
+      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group), k.pauseInfo, k.timers],
+      [k.base, group, forMs ?? '', reason]);
+  }
+
+  async resume(k: LaneKeys, group: string): Promise<void> {
+    await this.run('resume', k.queue, 'resume',
+      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group), k.pauseInfo, k.timers], [k.base, group]);
   }
 
   async release(k: LaneKeys, id: string, token: number): Promise<boolean> {
@@ -188,17 +211,12 @@ export class LaneScripts {
   }
 
   async lane(k: LaneKeys, group: string): Promise<LaneInfo> {
-    const r = (await this.run('lane', k.queue, 'laneInfo',
-      [k.lane(group), k.weight, k.limit, k.gactive, k.paused, k.ringSet], [group])) as number[];
-    return toLaneInfo(group, r, 0);
+    const r = (await this.run('lane', k.queue, 'laneInfo', [...laneRowKeys(k), k.lane(group)], [k.base, group])) as unknown[];
+    return toLaneInfo(r);
   }
 
   async lanes(k: LaneKeys, max: number): Promise<LaneInfo[]> {
-    const r = (await this.run('lanes', k.queue, 'lanes',
-      [k.ringSet, k.paused, k.gactive, k.limit, k.weight], [k.base, max])) as (string | number)[];
-    const out: LaneInfo[] = [];
-    for (let i = 0; i < r.length; i += 7) out.push(toLaneInfo(String(r[i]), r as number[], i + 1));
-    return out;
+    return toLaneInfos((await this.run('lanes', k.queue, 'lanes', laneRowKeys(k), [k.base, max])) as unknown[]);
   }
 
   async dead(k: LaneKeys, offset: number, count: number): Promise<LaneJob[]> {
@@ -207,19 +225,6 @@ export class LaneScripts {
     for (let i = 0; i < r.length; i += 6) out.push(toJob(k.queue, r, i, 0));
     return out;
   }
-}
-
-function toLaneInfo(group: string, r: number[], at: number): LaneInfo {
-  const limit = Number(r[at + 3]);
-  return {
-    group,
-    pending: Number(r[at]),
-    active: Number(r[at + 1]),
-    weight: Number(r[at + 2]),
-    limit: limit < 0 ? null : limit,
-    paused: Number(r[at + 4]) === 1,
-    inRing: Number(r[at + 5]) === 1,
-  };
 }
 
 function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob {

@@ -1,4 +1,5 @@
 --- @include "ringJoin"
+--- @include "wakeBefore"
 --[[
   admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys) -> status, id
   Admits one job: a row `job:<id>`, then either its lane (score 0, so ZPOPMIN serves mint order)
@@ -35,6 +36,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     rcall('HSET', dedupKey, dedup, id)
   end
   if delayMs > 0 then
+    wakeBefore(scheduleKey, now + delayMs, wakeKey)
     rcall('ZADD', scheduleKey, now + delayMs, id)
   else
     rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)

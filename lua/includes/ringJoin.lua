@@ -1,3 +1,4 @@
+--- @include "pushWake"
 --[[
   ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled)
   Puts a lane on the ring when it is serviceable (non-empty, unpaused, under its ceiling) and not
@@ -5,20 +6,14 @@
   Only adds: the hot paths (submit, complete, fail, reap, promote, retryDead) can only make a lane
   more serviceable, so they never scan the ring. Pushes a wake token whenever the lane gained work.
   `filled` is true when the caller has just added to the lane (it is then known to be non-empty).
-  The wake list's room is read once per script and counted down after: nothing else runs meanwhile.
   Returns 1 when the lane joined the ring, 0 otherwise.
 ]]
-local ringWakeRoom
 local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled)
   if not filled and rcall('ZCARD', base .. 'g:' .. group .. ':pending') == 0 then return 0 end
   if rcall('SISMEMBER', pausedKey, group) == 1 then return 0 end
   local lim = tonumber(rcall('HGET', glimitKey, group))
   if lim and (tonumber(rcall('HGET', gactiveKey, group)) or 0) >= lim then return 0 end
-  if ringWakeRoom == nil then ringWakeRoom = 16 - rcall('LLEN', wakeKey) end
-  if ringWakeRoom > 0 then
-    rcall('LPUSH', wakeKey, '1')
-    ringWakeRoom = ringWakeRoom - 1
-  end
+  pushWake(wakeKey)
   if rcall('SADD', ringSetKey, group) == 1 then
     rcall('RPUSH', ringKey, group)
     return 1

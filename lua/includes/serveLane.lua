@@ -4,7 +4,8 @@
   ZPOPMIN in mint order, attempt counter bumped (the fencing token), state active, lease in the
   active set, the lane's active count raised. When the lane is then empty or at its ceiling it
   leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
-  Appends id, group, attempt, payload, submitted_at, last_error per job to `out`; returns the count.
+  Appends id, group, attempt, payload, submitted_at, last_error per job to `out`; returns the count
+  and whether the lane left the ring.
   Numbers go to redis.call() as strings (counts as %d, the lease as Redis prints it, %.17g, once
   per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
@@ -38,6 +39,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   if left <= 0 or (limit and active + served >= limit) then
     rcall('RPOP', ringKey)
     rcall('SREM', ringSetKey, group)
+    return served, true
   end
-  return served
+  return served, false
 end

@@ -103,7 +103,7 @@ describe('sample app (codemojex)', () => {
     await eventually('ana scored', async () => (await http().get('/scores')).body.guesses === 1);
 
     const lanes = (await http().get('/lanes').expect(200)).body;
-    expect(lanes).toEqual([{ group: 'zoe', pending: 1, active: 0, weight: 1, limit: null, paused: true, inRing: false }]);
+    expect(lanes).toEqual([{ group: 'zoe', pending: 1, active: 0, weight: 1, limit: null, paused: true, inRing: false, rate: null, pausedUntil: null, pauseReason: null }]);
 
     const resumed = await http().post('/players/zoe/resume').expect(200);
     expect(resumed.body).toMatchObject({ group: 'zoe', paused: false });

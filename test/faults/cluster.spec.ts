@@ -85,7 +85,7 @@ describe('faults: Redis Cluster (3 masters)', () => {
         for (const j of t) await lanes.complete(q, j.id, j.attempt);
       }
       expect(rest).toBe(4);
-      expect(await lanes.lanes(q)).toEqual([{ group: 'w', pending: 0, active: 0, weight: 3, limit: null, paused: false, inRing: false }]);
+      expect(await lanes.lanes(q)).toEqual([{ group: 'w', pending: 0, active: 0, weight: 3, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null }]);
       expect(await lanes.stats(q)).toEqual({ completed: 13, retried: 0, dead: 0 });
     }
   });

@@ -91,6 +91,13 @@ const CASES: Case[] = [
   ['extend', 'token', BAD_TOKENS, (c, v) => L(c).extend(c.q, c.heldId, v, 1_000)],
   ['extend', 'leaseMs', BAD_REQUIRED_POSITIVE, (c, v) => L(c).extend(c.q, c.heldId, c.token, v)],
 
+  ['extendMany', 'queue', BAD_NAMES, (c, v) => L(c).extendMany(v, [{ jobId: c.heldId, token: c.token }], 1_000)],
+  ['extendMany', 'leases', BAD_ITEMS, (c, v) => L(c).extendMany(c.q, v, 1_000)],
+  ['extendMany', 'leases[1]', BAD_ITEM, (c, v) => L(c).extendMany(c.q, [{ jobId: c.heldId, token: c.token }, v], 1_000)],
+  ['extendMany', 'leases[1].jobId', BAD_JOB_IDS, (c, v) => L(c).extendMany(c.q, [{ jobId: c.heldId, token: c.token }, { jobId: v, token: 1 }], 1_000)],
+  ['extendMany', 'leases[1].token', BAD_TOKENS, (c, v) => L(c).extendMany(c.q, [{ jobId: c.heldId, token: c.token }, { jobId: c.heldId, token: v }], 1_000)],
+  ['extendMany', 'leaseMs', BAD_REQUIRED_POSITIVE, (c, v) => L(c).extendMany(c.q, [{ jobId: c.heldId, token: c.token }], v)],
+
   ['release', 'queue', BAD_NAMES, (c, v) => L(c).release(v, c.heldId, c.token)],
   ['release', 'jobId', BAD_JOB_IDS, (c, v) => L(c).release(c.q, v, c.token)],
   ['release', 'token', BAD_TOKENS, (c, v) => L(c).release(c.q, c.heldId, v)],
@@ -111,6 +118,15 @@ const CASES: Case[] = [
 
   ['pause', 'queue', BAD_NAMES, (c, v) => L(c).pause(v, 'a')],
   ['pause', 'group', BAD_NAMES, (c, v) => L(c).pause(c.q, v)],
+  ['pause', 'opts', BAD_OPTS, (c, v) => L(c).pause(c.q, 'a', v)],
+  ['pause', 'opts.forMs', [...BAD_POSITIVE, 10 * 365 * 24 * 3600 * 1000 + 1], (c, v) => L(c).pause(c.q, 'a', { forMs: v, reason: 'ok' })],
+  ['pause', 'opts.reason', [5, null, {}, [], true, 'x'.repeat(201), 'é'.repeat(101)], (c, v) => L(c).pause(c.q, 'a', { forMs: 1_000, reason: v })],
+
+  ['rate', 'queue', BAD_NAMES, (c, v) => L(c).rate(v, 'a', { max: 5, perMs: 1_000 })],
+  ['rate', 'group', BAD_NAMES, (c, v) => L(c).rate(c.q, v, { max: 5, perMs: 1_000 })],
+  ['rate', 'rate', [5, 'x', true, [], [5, 1_000], undefined, 10n], (c, v) => L(c).rate(c.q, 'a', v)],
+  ['rate', 'rate.max', [...BAD_REQUIRED_POSITIVE, 1_000_001], (c, v) => L(c).rate(c.q, 'a', { max: v, perMs: 1_000 })],
+  ['rate', 'rate.perMs', [...BAD_REQUIRED_POSITIVE, 86_400_001], (c, v) => L(c).rate(c.q, 'a', { max: 5, perMs: v })],
   ['resume', 'queue', BAD_NAMES, (c, v) => L(c).resume(v, 'paused')],
   ['resume', 'group', BAD_NAMES, (c, v) => L(c).resume(c.q, v)],
 
@@ -168,6 +184,8 @@ describe('bad input: every method rejects with an EchoMqError naming the argumen
     await lanes.pause(q, 'paused');
     await lanes.weight(q, 'a', 2);
     await lanes.limit(q, 'b', 3);
+    await lanes.rate(q, 'b', { max: 10, perMs: 60_000 });
+    await lanes.pause(q, 'c', { forMs: 3_600_000, reason: 'seeded' });
     const held = await lanes.claim(q, { leaseMs: 3_600_000 });
     return { lanes, q, heldId: held!.id, token: held!.attempt, deadId: doomed };
   }

@@ -10,6 +10,7 @@
   KEYS[5] ringset  emq:{q}:ringset
   KEYS[6] wake     emq:{q}:wake
   KEYS[7] lane     emq:{q}:g:<group>:pending
+  KEYS[8] timers   emq:{q}:timers   (a lane parked by its rate is unparked first)
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] group  lane name
@@ -20,6 +21,7 @@
 ]]
 local rcall = redis.call
 --- @include "ringSync"
+--- @include "unparkLane"
 
 local base, group, raw = ARGV[1], ARGV[2], ARGV[3]
 local limit = tonumber(raw)
@@ -32,4 +34,5 @@ if raw == '' then
 else
   rcall('HSET', KEYS[1], group, limit)
 end
+unparkLane(group, KEYS[8], KEYS[5])
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[3], KEYS[1], KEYS[2], KEYS[6])

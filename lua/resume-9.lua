@@ -1,5 +1,6 @@
 --[[
-  pause: take a lane out of service: it leaves the ring and its pending jobs stay where they are.
+  resume: put a paused lane back in service: it rejoins the ring when it has work and is under its
+  ceiling. A timed pause's timer and the pause reason go with it.
 
   KEYS[1] paused   emq:{q}:paused
   KEYS[2] glimit   emq:{q}:glimit
@@ -8,6 +9,8 @@
   KEYS[5] ringset  emq:{q}:ringset
   KEYS[6] wake     emq:{q}:wake
   KEYS[7] lane     emq:{q}:g:<group>:pending
+  KEYS[8] gpause   emq:{q}:gpause
+  KEYS[9] timers   emq:{q}:timers
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] group  lane name
@@ -17,10 +20,14 @@
 ]]
 local rcall = redis.call
 --- @include "ringSync"
+--- @include "unparkLane"
 
 local base, group = ARGV[1], ARGV[2]
 if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending' then
-  return redis.error_reply('ERR echomq: pause arguments do not match its keys')
+  return redis.error_reply('ERR echomq: resume arguments do not match its keys')
 end
-rcall('SADD', KEYS[1], group)
+rcall('SREM', KEYS[1], group)
+rcall('HDEL', KEYS[8], group)
+rcall('ZREM', KEYS[9], 'p:' .. group)
+unparkLane(group, KEYS[9], KEYS[5])
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[1], KEYS[2], KEYS[3], KEYS[6])

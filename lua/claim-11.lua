@@ -1,0 +1,107 @@
+--[[
+  claim: apply due lane timers and promote due scheduled jobs, then rotate the ring one step per
+  claim (LMOVE head -> tail) and serve the head of the rotated lane under a lease on the server
+  clock. `steps` > 1 serves exactly what that many single claims in a row would, in one round trip.
+  A lane with a rate ceiling is served only while its window has room; when it is full the lane
+  leaves the ring (it stays in the ring set, with a timer r:<group>) until its oldest claim in the
+  window ages out, and then rejoins at the tail.
+
+  KEYS[1]  ring       emq:{q}:ring
+  KEYS[2]  ringset    emq:{q}:ringset
+  KEYS[3]  paused     emq:{q}:paused
+  KEYS[4]  glimit     emq:{q}:glimit
+  KEYS[5]  gactive    emq:{q}:gactive
+  KEYS[6]  active     emq:{q}:active    (leases, scored by deadline)
+  KEYS[7]  schedule   emq:{q}:schedule
+  KEYS[8]  wake       emq:{q}:wake
+  KEYS[9]  timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
+  KEYS[10] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
+  KEYS[11] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
+
+  ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
+  ARGV[2] leaseMs    lease length, >= 1
+  ARGV[3] steps      rotations to make, >= 1 (one job each)
+  ARGV[4] promoteMax how many due scheduled jobs to promote first, at most
+
+  Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
+  dueIn is how many ms until the earliest scheduled job or lane timer falls due (server clock), -1
+  when none.
+  Clock: server TIME for the lease, for what is due and for rate windows.
+  Derived keys: the lane emq:{q}:g:<group>:pending named by the ring, its rate log
+  emq:{q}:g:<group>:rate, and emq:{q}:job:<id> of the jobs served, all built from ARGV[1], which
+  is pinned to the declared ring key (same {q} slot).
+  Cost: O(1) in the number of lanes, O(log n) in the lane's depth per job served; lanes without a
+  rate cost nothing more than one read of the timers per call.
+]]
+local rcall = redis.call
+--- @include "nowMs"
+--- @include "laneTimers"
+--- @include "promoteDue"
+--- @include "laneState"
+--- @include "serveLane"
+--- @include "rotateRing"
+--- @include "rateWindow"
+
+local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local gactiveKey, activeKey, scheduleKey, wakeKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+local timersKey, grateKey = KEYS[9], KEYS[10]
+local base = ARGV[1]
+local leaseMs, steps, promoteMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps < 1
+   or not promoteMax or promoteMax < 0 then
+  return redis.error_reply('ERR echomq: claim arguments do not match its keys')
+end
+
+local now = nowMs()
+-- NOTE: one read tells whether anything is scheduled or timed at all (the common case: nothing,
+-- and this read is all it costs); with one of the two sets present, an empty schedule means the
+-- timers are the one, and the other read is saved.
+local present = rcall('EXISTS', scheduleKey, timersKey)
+local moved, nextDue, timerAt, rated = 0, -1, -1, false
+if present > 0 then
+  moved, nextDue = promoteDue(base, now, promoteMax, scheduleKey, ringKey, ringSetKey, pausedKey,
+    glimitKey, gactiveKey, wakeKey)
+  if present == 2 or (moved == 0 and nextDue < 0) then
+    timerAt, rated = laneTimers(base, now, { timers = timersKey, grate = grateKey, gpause = KEYS[11],
+      paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey, gactive = gactiveKey, wake = wakeKey })
+  end
+end
+local leaseUntil = now + leaseMs
+local out = { leaseUntil, -1 }
+local served, healed = 0, 0
+while served < steps do
+  local group = rotateRing(ringKey)
+  if not group then break end
+  local depth, active, limit, paused = laneState(base, group, pausedKey, glimitKey, gactiveKey)
+  local setting = rated and rcall('HGET', grateKey, group)
+  local window = setting and rateWindow(base, group, setting, now)
+  if depth == 0 or paused or (limit and active >= limit) then
+    -- NOTE: unreachable while the ring holds exactly the serviceable lanes; if it ever does not,
+    -- take the lane off (it is at the tail) rather than serve a parked lane, and try the next.
+    rcall('RPOP', ringKey)
+    rcall('SREM', ringSetKey, group)
+    healed = healed + 1
+    if healed > 16 then break end
+  elseif window and window.room(1) == 0 then
+    -- NOTE: a lane can come back to the ring with its window still full (resume, a new ceiling);
+    -- park it now, off the ring list (it is at the tail) but kept in the ring set.
+    rcall('RPOP', ringKey)
+    local at = window.reopenAt()
+    window.park(timersKey, wakeKey, at)
+    if timerAt < 0 or at < timerAt then timerAt = at end
+    healed = healed + 1
+    if healed > 16 then break end
+  else
+    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+    served = served + 1
+    local reopen = window and window.record(n)
+    if reopen then
+      if left then rcall('SADD', ringSetKey, group) else rcall('RPOP', ringKey) end
+      window.park(timersKey, wakeKey, reopen)
+      if timerAt < 0 or reopen < timerAt then timerAt = reopen end
+    end
+  end
+end
+if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
+if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
+return out

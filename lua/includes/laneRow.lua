@@ -1,0 +1,61 @@
+--[[
+  laneRow(base, group, now, keys, out) -> appends one lane's LaneInfo row to `out`
+  The one reader of a lane's state for people and tools (lane, lanes and the lane scans), so every
+  read reports the same shape: group, pending, active, weight, limit (-1 none), paused (0/1),
+  inRing (0/1), rateMax (-1 none), ratePerMs (-1 none), pausedUntil (-1 none), pauseReason ('' none).
+  `keys` names the queue's hashes and sets: ringset, paused, glimit, gactive, gweight, grate, gpause,
+  timers. The lane key is derived from `base`, which the caller has pinned to a declared key.
+  NOTE: reads apply the server clock as the next claim will: a timed pause whose end has passed is
+  reported as over (paused 0, no pausedUntil or reason), and a lane due back on the ring (its pause
+  over, or its rate window reopened) is reported inRing when it is serviceable; the next claim makes
+  the stored state match. Cost: O(1) in the number of lanes.
+]]
+local function laneRow(base, group, now, keys, out)
+  local pending = rcall('ZCARD', base .. 'g:' .. group .. ':pending')
+  local active = tonumber(rcall('HGET', keys.gactive, group)) or 0
+  local limit = tonumber(rcall('HGET', keys.glimit, group))
+  local paused = rcall('SISMEMBER', keys.paused, group) == 1
+  local inRing = rcall('SISMEMBER', keys.ringset, group) == 1
+  local rateMax, ratePer = -1, -1
+  local rate = rcall('HGET', keys.grate, group)
+  if rate then
+    local m, p = string.match(rate, '^(%d+) (%d+)$')
+    rateMax, ratePer = tonumber(m) or -1, tonumber(p) or -1
+  end
+  local pausedUntil, reason = -1, ''
+  local info = rcall('HGET', keys.gpause, group)
+  local due = false
+  if info and paused then
+    local bar = string.find(info, '|', 1, true)
+    local untilText = bar and string.sub(info, 1, bar - 1) or ''
+    reason = bar and string.sub(info, bar + 1) or ''
+    local untilMs = tonumber(untilText)
+    if untilMs then
+      if untilMs <= now then
+        paused, reason, due = false, '', true
+      else
+        pausedUntil = untilMs
+      end
+    end
+  end
+  local reopenAt = tonumber(rcall('ZSCORE', keys.timers, 'r:' .. group))
+  if reopenAt then
+    -- NOTE: a lane parked by its rate keeps its place in the ring set but is off the ring list.
+    inRing = false
+    if reopenAt <= now then due = true end
+  end
+  if due then
+    inRing = pending > 0 and not paused and not (limit and active >= limit)
+  end
+  out[#out + 1] = group
+  out[#out + 1] = pending
+  out[#out + 1] = active
+  out[#out + 1] = tonumber(rcall('HGET', keys.gweight, group)) or 1
+  out[#out + 1] = limit or -1
+  out[#out + 1] = paused and 1 or 0
+  out[#out + 1] = inRing and 1 or 0
+  out[#out + 1] = rateMax
+  out[#out + 1] = ratePer
+  out[#out + 1] = pausedUntil
+  out[#out + 1] = reason
+end

@@ -1,0 +1,53 @@
+--[[
+  lanes: list every lane that has pending or active jobs or a setting (read-only). By the ring
+  invariant a lane with pending jobs is on the ring (or parked by its rate), paused, or has active
+  jobs, so the union of those sets and of the settings names every such lane without a scan of
+  the keyspace. O(lanes): for small queues (the lane scans page through large ones).
+
+  KEYS[1] ringset  emq:{q}:ringset
+  KEYS[2] paused   emq:{q}:paused
+  KEYS[3] glimit   emq:{q}:glimit
+  KEYS[4] gactive  emq:{q}:gactive
+  KEYS[5] gweight  emq:{q}:gweight
+  KEYS[6] grate    emq:{q}:grate
+  KEYS[7] gpause   emq:{q}:gpause
+  KEYS[8] timers   emq:{q}:timers
+
+  ARGV[1] base  'emq:{q}:'
+  ARGV[2] max   at most this many lanes (>= 1)
+
+  Reply: flat, one lane row per lane (see includes/laneRow), by name.
+  Clock: server TIME (as laneRow).
+  Derived keys: each lane's pending set, from ARGV[1] pinned to KEYS[1].
+]]
+local rcall = redis.call
+--- @include "nowMs"
+--- @include "laneRow"
+
+local base, max = ARGV[1], tonumber(ARGV[2])
+if KEYS[1] ~= base .. 'ringset' or not max or max < 1 then
+  return redis.error_reply('ERR echomq: lanes arguments do not match its keys')
+end
+local keys = { ringset = KEYS[1], paused = KEYS[2], glimit = KEYS[3], gactive = KEYS[4], gweight = KEYS[5],
+  grate = KEYS[6], gpause = KEYS[7], timers = KEYS[8] }
+local seen, names = {}, {}
+local function add(list)
+  for i = 1, #list do
+    local g = list[i]
+    if not seen[g] and #names < max then
+      seen[g] = true
+      names[#names + 1] = g
+    end
+  end
+end
+add(rcall('SMEMBERS', keys.ringset))
+add(rcall('SMEMBERS', keys.paused))
+add(rcall('HKEYS', keys.gactive))
+add(rcall('HKEYS', keys.glimit))
+add(rcall('HKEYS', keys.gweight))
+add(rcall('HKEYS', keys.grate))
+table.sort(names)
+local now = nowMs()
+local out = {}
+for i = 1, #names do laneRow(base, names[i], now, keys, out) end
+return out

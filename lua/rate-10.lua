@@ -1,0 +1,61 @@
+--[[
+  rate: set or clear a lane's rate ceiling: at most `max` claims of the lane in any window of
+  `perMs` ms (server clock). The lane's claim log is kept across a change (the window goes on);
+  clearing the rate deletes it. A lane whose window is full under the new setting is parked off
+  the ring until it has room; one with room (or no rate any more) rejoins when serviceable.
+
+  KEYS[1]  grate    emq:{q}:grate     (group -> "max perMs")
+  KEYS[2]  timers   emq:{q}:timers    (r:<group> reopenings; '~rate' marks a queue with rates)
+  KEYS[3]  ring     emq:{q}:ring
+  KEYS[4]  ringset  emq:{q}:ringset
+  KEYS[5]  paused   emq:{q}:paused
+  KEYS[6]  glimit   emq:{q}:glimit
+  KEYS[7]  gactive  emq:{q}:gactive
+  KEYS[8]  wake     emq:{q}:wake
+  KEYS[9]  lane     emq:{q}:g:<group>:pending
+  KEYS[10] ratelog  emq:{q}:g:<group>:rate   (the lane's claim times, newest first)
+
+  ARGV[1] base   'emq:{q}:'
+  ARGV[2] group  lane name
+  ARGV[3] max    integer 1..1000000, or '' to remove the rate
+  ARGV[4] perMs  integer 1..86400000 ('' when removing)
+
+  Reply: 1 when the lane joined the ring, -1 when it left (or was parked), 0 otherwise.
+  Clock: server TIME (the window).
+  Derived keys: none (KEYS[9] and KEYS[10] are the lane's).
+]]
+local rcall = redis.call
+--- @include "nowMs"
+--- @include "ringSync"
+--- @include "unparkLane"
+--- @include "rateWindow"
+
+local base, group, rawMax, rawPer = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local max, perMs = tonumber(rawMax), tonumber(rawPer)
+if KEYS[3] ~= base .. 'ring' or KEYS[9] ~= base .. 'g:' .. group .. ':pending'
+   or KEYS[10] ~= base .. 'g:' .. group .. ':rate' then
+  return redis.error_reply('ERR echomq: rate arguments do not match its keys')
+end
+if rawMax ~= '' and (not max or max < 1 or max > 1000000 or max % 1 ~= 0
+   or not perMs or perMs < 1 or perMs > 86400000 or perMs % 1 ~= 0) then
+  return redis.error_reply('ERR echomq: rate must be max 1..1000000 per perMs 1..86400000, or none')
+end
+unparkLane(group, KEYS[2], KEYS[4])
+if rawMax == '' then
+  rcall('HDEL', KEYS[1], group)
+  rcall('DEL', KEYS[10])
+  if rcall('HLEN', KEYS[1]) == 0 then rcall('ZREM', KEYS[2], '~rate') end
+  return ringSync(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
+end
+local setting = string.format('%d %d', max, perMs)
+rcall('HSET', KEYS[1], group, setting)
+rcall('ZADD', KEYS[2], '9e15', '~rate')
+rcall('LTRIM', KEYS[10], '0', string.format('%d', max - 1))
+local window = rateWindow(base, group, setting, nowMs())
+if window.room(1) > 0 then
+  return ringSync(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
+end
+if rcall('SREM', KEYS[4], group) == 1 then rcall('LREM', KEYS[3], '0', group) end
+rcall('SADD', KEYS[4], group)
+window.park(KEYS[2], KEYS[8], window.reopenAt())
+return -1
