@@ -1,6 +1,6 @@
 import {
   BadRequestException, Body, CanActivate, Controller, Get, Header, HttpCode, Inject, MessageEvent,
-  NotFoundException, NotImplementedException, Param, Post, Query, Req, Res, Sse, StreamableFile, Type, UseGuards,
+  NotFoundException, Param, Post, Query, Req, Res, Sse, StreamableFile, Type, UseGuards,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { map, Observable } from 'rxjs';
@@ -15,12 +15,6 @@ import { DASHBOARD_ACTION_HEADER, ECHOMQ_DASHBOARD_OPTIONS, SNAPSHOT_POSITIONS }
 import { DeadRow, deadRow, LaneRow, QueueSnapshot, QueueSnapshotReader } from './queue-snapshot.reader';
 
 type Body = Record<string, unknown>;
-
-/** The 0.2 signatures of the calls the actions make (present once the engine has them). */
-interface Actions02 {
-  pause(queue: string, group: string, opts?: { forMs?: number; reason?: string }): Promise<void>;
-  rate?(queue: string, group: string, rate: { max: number; perMs: number } | null): Promise<void>;
-}
 
 /** Runs a LanesService call; its EchoMqError (bad input) becomes a 400 carrying its message. */
 async function checked<T>(call: () => Promise<T>): Promise<T> {
@@ -164,8 +158,7 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
         const opts: { forMs?: number; reason?: string } = {};
         if (body.forMs !== undefined && body.forMs !== null && body.forMs !== '') opts.forMs = num(body.forMs) as number;
         if (body.reason !== undefined && body.reason !== null && body.reason !== '') opts.reason = body.reason as string;
-        const pause = (this.lanes as unknown as Actions02).pause.bind(this.lanes);
-        return Object.keys(opts).length > 0 ? pause(q, g, opts) : pause(q, g);
+        return this.lanes.pause(q, g, opts);
       });
     }
 
@@ -199,11 +192,9 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
     @HttpCode(200)
     @UseGuards(DashboardActionGuard, ...reads)
     rate(@Body() body: Body): Promise<LaneRow> {
-      const setRate = (this.lanes as unknown as Actions02).rate;
-      if (!setRate) throw new NotImplementedException('Rate ceilings need LanesService.rate (EchoMQ 0.2).');
       const r = body.rate as Record<string, unknown> | null | undefined;
       const rate = r === null || r === undefined ? null : ({ max: num(r.max), perMs: num(r.perMs) } as { max: number; perMs: number });
-      return this.act(body, (q, g) => setRate.call(this.lanes, q, g, rate));
+      return this.act(body, (q, g) => this.lanes.rate(q, g, rate));
     }
 
     /** Puts a dead job back into its lane. */

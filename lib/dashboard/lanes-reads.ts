@@ -1,11 +1,7 @@
 import type { LaneInfo, LaneJob, LanesService } from '../index';
 
-/** @internal A lane as the page shows it: the 0.2 `LaneInfo` (rate and timed pause may be absent before 0.2). */
-export type DashboardLane = LaneInfo & {
-  rate?: { max: number; perMs: number } | null;
-  pausedUntil?: number | null;
-  pauseReason?: string | null;
-};
+/** @internal A lane as the page shows it. */
+export type DashboardLane = LaneInfo;
 
 /** @internal The queue-wide numbers the page shows (the shape of the 0.2 `QueueStats`). */
 export interface DashboardStats {

@@ -111,7 +111,7 @@ describe('dashboard in a real browser (Chromium)', () => {
     }
   });
 
-  it('pauses a lane from the page, with a duration and a reason, and it leaves the ring', async () => {
+  it('pauses a lane from the page (with a duration and a reason) so it leaves the ring, and sets its rate and ceiling', async () => {
     const { url, lanes } = await boot({ readOnly: false });
     await lanes.submitMany('shop', Array.from({ length: 5 }, (_, i) => ({ group: i < 3 ? 'acme' : 'globex', payload: { i } })));
     expect((await lanes.lane('shop', 'acme')).inRing).toBe(true);
@@ -124,7 +124,9 @@ describe('dashboard in a real browser (Chromium)', () => {
       await page.waitForSelector('#toast:not([hidden])');
       expect(await page.locator('#toast').innerText()).toMatch(/^Paused lane acme/);
       const lane = await lanes.lane('shop', 'acme');
-      expect(lane).toMatchObject({ paused: true, inRing: false, pending: 3 });
+      expect(lane).toMatchObject({ paused: true, inRing: false, pending: 3, pauseReason: 'noisy tenant' });
+      expect(lane.pausedUntil).toBeGreaterThan(Date.now() + 9 * 60_000);
+      await page.waitForFunction(() => document.querySelector('#lanes tbody td.paused')?.textContent?.endsWith('noisy tenant'), undefined, { timeout: 3_000 });
       expect((await lanes.lane('shop', 'globex')).inRing).toBe(true);
       await page.waitForFunction(() => document.querySelector('#ring')?.textContent?.includes('acme') === false, undefined, { timeout: 3_000 });
 
@@ -137,6 +139,16 @@ describe('dashboard in a real browser (Chromium)', () => {
       await page.waitForSelector('#toast.error');
       expect(await page.locator('#toast').innerText()).toMatch(/weight/);
       expect((await lanes.lane('shop', 'acme')).weight).toBe(1);
+
+      await page.fill('#f-rate input[name=max]', '5');
+      await page.fill('#f-rate input[name=seconds]', '1');
+      await page.click('#f-rate button[type=submit]');
+      await page.waitForFunction(() => document.querySelector('#toast')?.textContent?.includes('at most 5'));
+      expect((await lanes.lane('shop', 'acme')).rate).toEqual({ max: 5, perMs: 1000 });
+      await page.fill('#f-limit input[name=limit]', '2');
+      await page.click('#f-limit button[type=submit]');
+      await page.waitForFunction(() => document.querySelector('#toast')?.textContent?.includes('ceiling 2'));
+      expect((await lanes.lane('shop', 'acme')).limit).toBe(2);
 
       await page.click('#f-resume');
       await page.waitForFunction(() => document.querySelector('#toast')?.textContent?.startsWith('Resumed'));
