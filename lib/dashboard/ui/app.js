@@ -158,7 +158,7 @@ async function runSearch(text, cursor) {
     state.view = 'search';
     const rows = cursor ? [...state.search.rows, ...r.matches] : [...(r.exact ? [r.exact] : []), ...r.matches];
     state.search = { text, cursor: r.cursor, rows };
-    const note = rows.length === 0 ? `no lane named or containing “${text}”` : `${count(rows.length)} lanes for “${text}”`;
+    const note = rows.length === 0 ? `no lane named or containing “${text}”` : `${count(rows.length)} ${rows.length === 1 ? 'lane' : 'lanes'} for “${text}”`;
     renderLanes(rows, r.cursor ? `${note} so far (looked through part of the queue)` : note, false);
     const more = byId('lanes-more');
     if (r.cursor) {
