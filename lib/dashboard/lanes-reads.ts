@@ -1,4 +1,4 @@
-import type { LaneInfo, LaneJob, LanesService } from '../index';
+import { EchoMqError, type LaneInfo, type LaneJob, type LanesService } from '../index';
 
 /** @internal A lane as the page shows it. */
 export type DashboardLane = LaneInfo;
@@ -56,6 +56,9 @@ export class LanesReads {
 
   async topLanes(queue: string, count: number): Promise<DashboardLane[]> {
     if (this.v2.topLanes) return this.v2.topLanes.call(this.lanes, queue, count);
+    if (!Number.isInteger(count) || count < 1 || count > 1_000) {
+      throw new EchoMqError('count must be an integer from 1 to 1,000', { argument: 'count', queue });
+    }
     const all = await this.lanes.lanes(queue);
     return all.sort((a, b) => b.pending - a.pending || (a.group < b.group ? -1 : 1)).slice(0, count);
   }

@@ -116,7 +116,10 @@ describe('dashboard HTTP API', () => {
 
     // The guard covers the reads too, and a queue the dashboard does not show is not there.
     expect((await http.get('/echomq/api/config')).status).toBe(403);
+    expect((await http.get('/echomq/api/stream?queue=shop')).status).toBe(403);
     expect((await http.get(`/echomq/api/snapshot?queue=other&token=${TOKEN}`)).status).toBe(404);
+    expect((await http.get(`/echomq/api/stream?queue=other&token=${TOKEN}`)).status).toBe(404);
+    expect((await http.get(`/echomq/api/lanes?queue=shop&count=0&token=${TOKEN}`)).body).toMatchObject({ statusCode: 400, argument: 'count' });
     const other = await http.post(`/echomq/api/pause?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'other', group: 'acme' });
     expect(other.status).toBe(404);
   });
