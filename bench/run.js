@@ -20,7 +20,7 @@ const { echoConsumer, bullConsumer } = require('./lib/consumers');
 const { echoFill, bullFill } = require('./lib/fill');
 const { deferred } = require('./lib/measure');
 
-const SCENARIOS = ['submit', 'e2e', 'skew', 'weights', 'scale', 'idle', 'memory'];
+const SCENARIOS = ['submit', 'e2e', 'skew', 'weights', 'weighted', 'scale', 'idle', 'memory'];
 
 const FULL = {
   rounds: 3,
@@ -32,6 +32,8 @@ const FULL = {
   breakdownJobs: 20000,
   skewHeavy: 10000,
   weightTurns: 400,
+  weightedJobs: 30000,
+  weightedLanes: 1000,
   scaleLanes: [10, 1000, 100000],
   scaleJobs: 200000,
   scaleClaims: 20000,
@@ -58,6 +60,8 @@ const SMOKE = {
   breakdownJobs: 500,
   skewHeavy: 300,
   weightTurns: 20,
+  weightedJobs: 1500,
+  weightedLanes: 50,
   scaleLanes: [10, 100, 1000],
   scaleJobs: 2000,
   scaleClaims: 200,

@@ -6,5 +6,5 @@ export type { EchoMqErrorCode, EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';
 export type {
   LaneJob, LaneInfo, LaneRate, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, SubmitOptions, SubmitItem,
-  ClaimOptions, WeightedClaimOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,
+  ClaimOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,
 } from './interfaces';

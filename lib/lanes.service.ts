@@ -3,7 +3,7 @@ import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import type {
   ClaimOptions, FailOptions, FailOutcome, HeldLease, LaneInfo, LaneJob, LaneRate, PauseOptions, ResolvedEchoMqOptions,
-  SubmitItem, SubmitOptions, WeightedClaimOptions,
+  SubmitItem, SubmitOptions, WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
 import { LaneAcks } from './lanes/acks';
 import { LaneAdmission } from './lanes/admission';
@@ -103,12 +103,17 @@ export class LanesService implements OnModuleInit {
    * `opts.max`) heads of the rotated lane. `[]` when nothing is serviceable.
    */
   async wclaim<T = unknown>(queue: string, opts?: WeightedClaimOptions): Promise<LaneJob<T>[]> {
-    return (await this.wclaimTurn<T>(queue, opts)).jobs;
+    return (await this.claims.wclaimTurn(queue, opts)).jobs as LaneJob<T>[];
   }
 
-  /** @internal wclaim, with the next due time of the schedule. */
-  wclaimTurn<T = unknown>(queue: string, opts?: WeightedClaimOptions): Promise<{ jobs: LaneJob<T>[]; dueInMs: number }> {
-    return this.claims.wclaimTurn(queue, opts) as Promise<{ jobs: LaneJob<T>[]; dueInMs: number }>;
+  /**
+   * Many weighted turns in one round trip: exactly what `turns` wclaims in a row would serve (1 to
+   * 1,000 turns), the jobs of each turn in its own array, in order. Stops early when no lane is
+   * serviceable, after the turn that reaches `opts.untilJobs`, or at 1,000 jobs (the turn that
+   * would pass 1,000 is cut to fit, as `opts.max` cuts a turn). `dueInMs` as for claimMany.
+   */
+  wclaimMany<T = unknown>(queue: string, turns: number, opts?: WeightedClaimManyOptions): Promise<{ turns: LaneJob<T>[][]; dueInMs: number }> {
+    return this.claims.wclaimMany(queue, turns, opts) as Promise<{ turns: LaneJob<T>[][]; dueInMs: number }>;
   }
 
   // --- acks ------------------------------------------------------------------------------------

@@ -31,72 +31,26 @@
 ]]
 local rcall = redis.call
 --- @include "nowMs"
---- @include "laneTimers"
---- @include "promoteDue"
---- @include "laneState"
---- @include "serveLane"
---- @include "rotateRing"
---- @include "rateWindow"
+--- @include "dueWork"
+--- @include "weightedTurn"
 
-local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local gactiveKey, activeKey, scheduleKey, wakeKey, weightKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]
-local timersKey, grateKey = KEYS[10], KEYS[11]
+local k = {
+  ring = KEYS[1], ringset = KEYS[2], paused = KEYS[3], glimit = KEYS[4], gactive = KEYS[5], active = KEYS[6],
+  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12],
+}
 local base = ARGV[1]
 local leaseMs, cap, promoteMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not cap or cap < 0
+if k.ring ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not cap or cap < 0
    or not promoteMax or promoteMax < 0 then
   return redis.error_reply('ERR echomq: wclaim arguments do not match its keys')
 end
 
 local now = nowMs()
--- NOTE: one read tells whether anything is scheduled or timed at all (the common case: nothing,
--- and this read is all it costs); with one of the two sets present, an empty schedule means the
--- timers are the one, and the other read is saved.
-local present = rcall('EXISTS', scheduleKey, timersKey)
-local moved, nextDue, timerAt, rated = 0, -1, -1, false
-if present > 0 then
-  moved, nextDue = promoteDue(base, now, promoteMax, scheduleKey, ringKey, ringSetKey, pausedKey,
-    glimitKey, gactiveKey, wakeKey)
-  if present == 2 or (moved == 0 and nextDue < 0) then
-    timerAt, rated = laneTimers(base, now, { timers = timersKey, grate = grateKey, gpause = KEYS[12],
-      paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey, gactive = gactiveKey, wake = wakeKey })
-  end
-end
+local nextDue, timerAt, rated = dueWork(base, now, promoteMax, k)
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
-for healed = 0, 16 do
-  local group = rotateRing(ringKey)
-  if not group then break end
-  local depth, active, limit, paused = laneState(base, group, pausedKey, glimitKey, gactiveKey)
-  local k = tonumber(rcall('HGET', weightKey, group)) or 1
-  if k > depth then k = depth end
-  if limit and k > limit - active then k = limit - active end
-  if cap > 0 and k > cap then k = cap end
-  local setting = rated and rcall('HGET', grateKey, group)
-  local window = setting and rateWindow(base, group, setting, now)
-  local serviceable = k >= 1 and not paused
-  if serviceable and window then k = window.room(k) end
-  if serviceable and k == 0 then
-    -- NOTE: back on the ring with its window still full (see claim): park it and rotate on.
-    rcall('RPOP', ringKey)
-    local at = window.reopenAt()
-    window.park(timersKey, wakeKey, at)
-    if timerAt < 0 or at < timerAt then timerAt = at end
-  elseif serviceable then
-    local n, left = serveLane(base, group, k, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
-    local reopen = window and window.record(n)
-    if reopen then
-      if left then rcall('SADD', ringSetKey, group) else rcall('RPOP', ringKey) end
-      window.park(timersKey, wakeKey, reopen)
-      if timerAt < 0 or reopen < timerAt then timerAt = reopen end
-    end
-    break
-  else
-    -- NOTE: unreachable while the ring invariant holds (see claim); heal and rotate on.
-    rcall('RPOP', ringKey)
-    rcall('SREM', ringSetKey, group)
-  end
-end
+local _, reopenAt = weightedTurn(base, cap, now, leaseUntil, out, k, rated, true)
+if reopenAt >= 0 and (timerAt < 0 or reopenAt < timerAt) then timerAt = reopenAt end
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
 return out

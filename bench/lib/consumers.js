@@ -6,9 +6,11 @@ const { echoLanes, bullWorker } = require('./engines');
 
 /**
  * An EchoMQ consumer on connections of its own: one per claim stream (two), plus one for its
- * blocking wait. handler(job) runs for every job; onDone(job) after its ack is confirmed.
+ * blocking wait. handler(job) runs for every job; onDone(job) after its ack is confirmed. With
+ * `weighted` it is the library's @Weighted() loop (weighted turns, wclaimMany); with `library`, the
+ * library's plain loop whatever --consumer says.
  */
-function echoConsumer(server, queue, { concurrency, handler, onDone, idleBlockMs, onError }) {
+function echoConsumer(server, queue, { concurrency, handler, onDone, idleBlockMs, onError, weighted = false, library = false }) {
   const clients = [server.client(), server.client()];
   const pool = clients.map((c) => echoLanes(c));
   const lanes = pool[0];
@@ -20,6 +22,8 @@ function echoConsumer(server, queue, { concurrency, handler, onDone, idleBlockMs
     handler,
     blockClient: server.client(),
     idleBlockMs,
+    weighted,
+    library,
     onAck: (job, outcome) => {
       if (outcome === 'completed' && onDone) onDone(job);
     },

@@ -292,7 +292,7 @@ function startLibraryConsumer(o) {
   };
   const options = { ...lanes.settings, idleBlockMs: o.idleBlockMs ?? lanes.settings.idleBlockMs };
   const loop = new ClaimLoop(
-    { name: 'BenchConsumer.handle', queue, concurrency, leaseMs: o.leaseMs, weighted: false, handler },
+    { name: 'BenchConsumer.handle', queue, concurrency, leaseMs: o.leaseMs, weighted: Boolean(o.weighted), handler },
     { lanes, blocking: blockClient, options, logger },
   );
   loop.start();
@@ -311,9 +311,14 @@ function startLibraryConsumer(o) {
   };
 }
 
-/** The consumer the scenarios use: the library's claim loop, or the bench's own with ECHOMQ_BENCH_CONSUMER=bench. */
+/**
+ * The consumer the scenarios use: the library's claim loop, or the bench's own with
+ * ECHOMQ_BENCH_CONSUMER=bench. A weighted consumer (`o.weighted`) is always the library's loop (the
+ * bench's own loop has no weighted turns), and so is one started with `o.library`.
+ */
 function startConsumer(o) {
-  return process.env.ECHOMQ_BENCH_CONSUMER === 'bench' ? startEchoConsumer(o) : startLibraryConsumer(o);
+  const own = process.env.ECHOMQ_BENCH_CONSUMER === 'bench' && !o.weighted && !o.library;
+  return own ? startEchoConsumer(o) : startLibraryConsumer(o);
 }
 
 module.exports = { startEchoConsumer, startLibraryConsumer, startConsumer };

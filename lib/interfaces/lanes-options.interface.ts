@@ -32,6 +32,15 @@ export interface WeightedClaimOptions extends ClaimOptions {
   max?: number;
 }
 
+/** Options of {@link LanesService.wclaimMany}. */
+export interface WeightedClaimManyOptions extends WeightedClaimOptions {
+  /**
+   * Stop taking turns once this many jobs are served (integer from 1 to 1,000); the turn that
+   * reaches it is served whole. @default no stop before `turns` turns or 1,000 jobs
+   */
+  untilJobs?: number;
+}
+
 /** Options of {@link LanesService.fail}, for callers that override the module defaults. */
 export interface FailOptions {
   /** Attempts before dead-lettering, for jobs that were submitted without their own. */

@@ -132,14 +132,13 @@ export class ClaimLoop {
       throw err;
     }
     while (this.waiting.length > 0 && this.running.size < this.consumer.concurrency) this.begin(this.waiting.shift()!);
-    if (this.consumer.weighted) return this.weightedStep();
     if (this.dry) {
       // NOTE: the ring ran dry; idle only once no claim of ours is still on its way back.
       if (this.claims.size > 0) return this.changed();
       this.dry = false;
       return this.idle(this.dueInMs);
     }
-    const free = this.consumer.concurrency - this.running.size - this.reserved;
+    const free = this.consumer.concurrency - this.running.size - this.waiting.length - this.reserved;
     // Under load a second claim goes out while the first is on its way back (for at least half
     // the slots), so the server serves one batch while this process runs the other. After the
     // ring ran dry, one claim probes first, so an idle consumer costs no extra command.
@@ -155,14 +154,14 @@ export class ClaimLoop {
   /** Sends one claim without waiting for it; its jobs start when it comes back. */
   private launchClaim(n: number): void {
     this.reserved += n;
-    const claim: Promise<void> = this.deps.lanes.claimMany(this.consumer.queue, n, { leaseMs: this.leaseMs }).then(
+    const claim: Promise<void> = this.claimBatch(n).then(
       async (turn) => {
         this.reserved -= n;
         if (this.closing) {
           await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
           return;
         }
-        for (const job of turn.jobs) this.begin({ job, lost: false });
+        for (const job of turn.jobs) this.startOrHold({ job, lost: false });
         this.dry = turn.jobs.length < n;
         this.probing = this.dry;
         this.dueInMs = turn.dueInMs;
@@ -178,21 +177,25 @@ export class ClaimLoop {
     this.claims.add(claim);
   }
 
-  /** A weighted turn: one wclaim at a time, its extra jobs held until slots free up. */
-  private async weightedStep(): Promise<void> {
-    if (this.running.size >= this.consumer.concurrency || this.waiting.length > 0) return this.changed();
-    await this.reapIfDue(false);
-    const turn = await this.deps.lanes.wclaimTurn(this.consumer.queue, { leaseMs: this.leaseMs });
-    if (this.closing) {
-      await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
-      return;
-    }
-    if (turn.jobs.length === 0) return this.idle(turn.dueInMs);
-    for (const job of turn.jobs) {
-      const held: Held = { job, lost: false };
-      if (this.running.size < this.consumer.concurrency) this.begin(held);
-      else this.waiting.push(held);
-    }
+  /**
+   * At least `n` jobs, or fewer when the ring runs dry: claimMany, or for a weighted consumer as many
+   * whole weighted turns as `n` slots need (wclaimMany), the last turn served whole.
+   */
+  private async claimBatch(n: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
+    const { queue } = this.consumer;
+    if (!this.consumer.weighted) return this.deps.lanes.claimMany(queue, n, { leaseMs: this.leaseMs });
+    const { turns, dueInMs } = await this.deps.lanes.wclaimMany(queue, n, { leaseMs: this.leaseMs, untilJobs: n });
+    return { jobs: turns.flat(), dueInMs };
+  }
+
+  /**
+   * Starts a claimed job, or holds it (lease renewed) behind those already waiting when every slot
+   * is taken: a weighted turn may bring more jobs than slots, and they start in the order served,
+   * so the shares stay exact per whole turn at any concurrency.
+   */
+  private startOrHold(held: Held): void {
+    if (this.waiting.length === 0 && this.running.size < this.consumer.concurrency) this.begin(held);
+    else this.waiting.push(held);
   }
 
   /** Blocks on the wake list until a submit pushes a token, a scheduled job falls due, or a reap is due. */
@@ -281,22 +284,25 @@ export class ClaimLoop {
     }
   }
 
-  /** Renews the lease of every held job, running or waiting for a slot. */
+  /** Renews the lease of every held job, running or waiting for a slot, in one call per tick. */
   private async renew(): Promise<void> {
     const held = [...this.running.values(), ...this.waiting].filter((h) => !h.lost);
-    await Promise.all(held.map(async (h) => {
-      try {
-        const until = await this.deps.lanes.extendUntil(this.consumer.queue, h.job.id, h.job.attempt, this.leaseMs);
-        if (until > 0) {
-          h.job.leaseUntil = until;
-        } else {
-          h.lost = true;
-          this.deps.logger.warn(`${this.consumer.name}: lost the lease of job ${h.job.id} (attempt ${h.job.attempt}); its result will be refused.`);
-        }
-      } catch {
-        // NOTE: a connection error; the next renewal tries again, well within the lease.
+    if (held.length === 0) return;
+    let until: number[];
+    try {
+      until = await this.deps.lanes.extendMany(this.consumer.queue, held.map((h) => ({ jobId: h.job.id, token: h.job.attempt })), this.leaseMs);
+    } catch {
+      // NOTE: a connection error; the next renewal tries again, well within the lease.
+      return;
+    }
+    held.forEach((h, i) => {
+      if (until[i] > 0) {
+        h.job.leaseUntil = until[i];
+      } else {
+        h.lost = true;
+        this.deps.logger.warn(`${this.consumer.name}: lost the lease of job ${h.job.id} (attempt ${h.job.attempt}); its result will be refused.`);
       }
-    }));
+    });
   }
 
   private async giveBack(job: LaneJob): Promise<void> {

@@ -40,6 +40,7 @@ export const SCRIPT_OF = {
   submitMany: 'submitMany',
   claim: 'claim',
   wclaim: 'wclaim',
+  wclaimMany: 'wclaimMany',
   complete: 'complete',
   completeMany: 'completeMany',
   fail: 'fail',
@@ -122,6 +123,23 @@ export class LaneScripts {
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo],
       [k.base, leaseMs, max, promoteMax])) as Reply[];
     return toClaim(k.queue, reply);
+  }
+
+  /** Takes up to `turns` weighted turns in one round trip (see wclaimMany-12.lua); the jobs of each turn in order. */
+  async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number):
+    Promise<{ turns: LaneJob[][]; dueInMs: number }> {
+    const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany',
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo],
+      [k.base, leaseMs, turns, max, untilJobs, promoteMax])) as Reply[];
+    const leaseUntil = Number(reply[0]);
+    const out: LaneJob[][] = [];
+    let at = 3;
+    for (const size of reply[2] as number[]) {
+      const turn: LaneJob[] = [];
+      for (let i = 0; i < Number(size); i++, at += 6) turn.push(toJob(k.queue, reply, at, leaseUntil));
+      out.push(turn);
+    }
+    return { turns: out, dueInMs: Number(reply[1]) };
   }
 
   async complete(k: LaneKeys, id: string, token: number): Promise<boolean> {

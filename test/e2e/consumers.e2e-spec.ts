@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { LaneConsumer, LaneJob, LanesService, Weighted } from '../../lib';
 import { TestRedisServer } from '../support/redis-server';
-import { bootApp, nestFixture, until } from '../support/nest';
+import { bootApp, gate, nestFixture, until } from '../support/nest';
+import { keysOf, serverTimeMs, waitPastServerTime } from '../support/engine';
 
 const ONCE_QUEUE = 'e2e-once';
 const WEIGHTED_QUEUE = 'e2e-weighted';
+const WIDE_WEIGHTED_QUEUE = 'e2e-weighted-50';
 const RETRY_QUEUE = 'e2e-retry';
+const HELD_QUEUE = 'e2e-weighted-held';
 
-const seen = { once: [] as LaneJob[], weighted: [] as string[], retry: [] as { attempt: number; at: number }[] };
+const seen = { once: [] as LaneJob[], weighted: [] as string[], wide: [] as string[], retry: [] as { attempt: number; at: number }[] };
 
 @LaneConsumer(ONCE_QUEUE, { concurrency: 8 })
 @Injectable()
@@ -24,6 +27,28 @@ class OnceWorker {
 class WeightedWorker {
   async handle(job: LaneJob): Promise<void> {
     seen.weighted.push(job.group);
+  }
+}
+
+@LaneConsumer(WIDE_WEIGHTED_QUEUE, { concurrency: 50 })
+@Weighted()
+@Injectable()
+class WideWeightedWorker {
+  async handle(job: LaneJob): Promise<void> {
+    seen.wide.push(job.group);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+const heldTurn = { gate: gate(), started: [] as LaneJob[] };
+
+@LaneConsumer(HELD_QUEUE, { concurrency: 2, leaseMs: 300 })
+@Weighted()
+@Injectable()
+class HeldTurnWorker {
+  async handle(job: LaneJob): Promise<void> {
+    heldTurn.started.push(job);
+    await heldTurn.gate.promise;
   }
 }
 
@@ -74,6 +99,62 @@ describe('consumers (real module, real server)', () => {
     await until(() => seen.weighted.length >= 80, 10_000, '80 weighted jobs');
     for (let turn = 0; turn < 20; turn++) {
       expect(seen.weighted.slice(turn * 4, turn * 4 + 4)).toEqual(['gold', 'gold', 'gold', 'free']);
+    }
+  });
+
+  it('keeps weights 3 : 1 within one turn at concurrency 50 (many weighted turns per claim call)', async () => {
+    const seed = await bootApp(server.url, []);
+    const seedLanes = seed.app.get(LanesService);
+    await seedLanes.weight(WIDE_WEIGHTED_QUEUE, 'gold', 3);
+    await seedLanes.weight(WIDE_WEIGHTED_QUEUE, 'free', 1);
+    await seedLanes.submitMany(WIDE_WEIGHTED_QUEUE, Array.from({ length: 600 }, (_, i) => ({ group: 'gold', payload: i })));
+    await seedLanes.submitMany(WIDE_WEIGHTED_QUEUE, Array.from({ length: 300 }, (_, i) => ({ group: 'free', payload: i })));
+    await seed.app.close();
+
+    const { app } = await bootApp(server.url, [WideWeightedWorker]);
+    apps.push(app);
+    await until(() => seen.wide.length >= 400, 10_000, '400 weighted jobs');
+    // In the order the handlers started: after every whole turn of the ring (gold 3, free 1) the
+    // counts are exactly 3 : 1, so no prefix is more than one turn away from it.
+    const gold = seen.wide.slice(0, 400).filter((g) => g === 'gold').length;
+    expect(Math.abs(gold - 300)).toBeLessThanOrEqual(3);
+    let worst = 0;
+    let g = 0;
+    seen.wide.slice(0, 400).forEach((group, i) => {
+      if (group === 'gold') g += 1;
+      worst = Math.max(worst, Math.abs(4 * g - 3 * (i + 1)));
+    });
+    expect(worst).toBeLessThanOrEqual(4 * 3);
+  });
+
+  it('holds the jobs of a turn beyond the free slots, leases renewed, and starts them in order as slots free', async () => {
+    const seed = await bootApp(server.url, []);
+    const seedLanes = seed.app.get(LanesService);
+    await seedLanes.weight(HELD_QUEUE, 'a', 5);
+    const ids = await seedLanes.submitMany(HELD_QUEUE, Array.from({ length: 5 }, (_, i) => ({ group: 'a', payload: i })));
+    await seed.app.close();
+
+    const { app, logger } = await bootApp(server.url, [HeldTurnWorker]);
+    apps.push(app);
+    const lanes = app.get(LanesService);
+    const client = server.client();
+    try {
+      await until(() => heldTurn.started.length === 2, 5_000, 'two handlers to start');
+      // One turn served all five (K = weight 5): two run, three are held. Wait past the lease they
+      // were claimed under: renewal keeps every one of them, none is reaped or served again.
+      expect(await lanes.lane(HELD_QUEUE, 'a')).toMatchObject({ pending: 0, active: 5 });
+      await waitPastServerTime(client, heldTurn.started[0].leaseUntil + 200);
+      const leases = await client.zrange(keysOf(HELD_QUEUE).active, 0, -1, 'WITHSCORES');
+      expect(leases.filter((_, i) => i % 2 === 0).sort()).toEqual([...ids].sort());
+      const now = await serverTimeMs(client);
+      expect(leases.filter((_, i) => i % 2 === 1).every((until) => Number(until) > now)).toBe(true);
+      heldTurn.gate.open();
+      await until(async () => (await lanes.lane(HELD_QUEUE, 'a')).active === 0, 5_000, 'the turn to finish');
+      expect(heldTurn.started.map((j) => j.id)).toEqual(ids);
+      expect(heldTurn.started.every((j) => j.attempt === 1)).toBe(true);
+      expect(logger.text('warn')).not.toMatch(/lost the lease|finished after its lease/);
+    } finally {
+      await client.quit();
     }
   });
 

@@ -103,13 +103,37 @@ describe('sample app (codemojex)', () => {
     await eventually('ana scored', async () => (await http().get('/scores')).body.guesses === 1);
 
     const lanes = (await http().get('/lanes').expect(200)).body;
-    expect(lanes).toEqual([{ group: 'zoe', pending: 1, active: 0, weight: 1, limit: null, paused: true, inRing: false, rate: null, pausedUntil: null, pauseReason: null }]);
+    expect(lanes).toEqual([{
+      group: 'zoe', pending: 1, active: 0, weight: 1, limit: null, paused: true, inRing: false, rate: null, pausedUntil: null, pauseReason: null,
+    }]);
 
     const resumed = await http().post('/players/zoe/resume').expect(200);
     expect(resumed.body).toMatchObject({ group: 'zoe', paused: false });
     await eventually('zoe scored', async () => (await http().get('/scores')).body.guesses === 2);
     const board = (await http().get('/scores').expect(200)).body;
     expect(board.players.map((p: { player: string }) => p.player).sort()).toEqual(['ana', 'zoe']);
+  });
+
+  it('pauses a player for a while with a reason, and caps a player\'s rate', async () => {
+    const paused = await http().post('/players/zoe/pause').send({ forMs: 400, reason: 'cooling down' }).expect(200);
+    expect(paused.body).toMatchObject({ group: 'zoe', paused: true, pauseReason: 'cooling down' });
+    expect(paused.body.pausedUntil).toBeGreaterThan(Date.now() - 5_000);
+    await http().post('/guesses').send({ player: 'zoe', guess: GUESS }).expect(202);
+    // Nobody resumes it: the pause ends by itself and the idle consumer wakes for it.
+    await eventually('zoe scored after the pause', async () => (await http().get('/scores')).body.guesses === 1);
+    expect((await http().post('/players/zoe/pause').send({ forMs: -1 }).expect(400)).body.message).toMatch(/opts\.forMs/);
+    expect((await http().post('/players/zoe/pause').send({ reason: 'x'.repeat(201) }).expect(400)).body.message).toMatch(/opts\.reason/);
+
+    const rated = await http().post('/players/ana/rate').send({ max: 1, perMs: 60_000 }).expect(200);
+    expect(rated.body).toMatchObject({ group: 'ana', rate: { max: 1, perMs: 60_000 } });
+    await http().post('/guesses').send({ player: 'ana', guess: GUESS }).expect(202);
+    await http().post('/guesses').send({ player: 'ana', guess: GUESS }).expect(202);
+    await eventually('one of ana\'s guesses scored', async () => (await http().get('/scores')).body.guesses === 2);
+    expect((await http().get('/lanes').expect(200)).body.find((l: { group: string }) => l.group === 'ana')).toMatchObject({ pending: 1, inRing: false });
+    expect((await http().post('/players/ana/rate').send({ max: 0, perMs: 1_000 }).expect(400)).body.message).toMatch(/rate\.max/);
+    const cleared = await http().delete('/players/ana/rate').expect(200);
+    expect(cleared.body).toMatchObject({ rate: null });
+    await eventually('the other guess scored', async () => (await http().get('/scores')).body.guesses === 3);
   });
 });
 

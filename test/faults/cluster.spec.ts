@@ -62,7 +62,7 @@ describe('faults: Redis Cluster (3 masters)', () => {
     }
   });
 
-  it('submit, submitMany, claim rotation, wclaim weights, complete, lanes() on every queue', async () => {
+  it('submit, submitMany, claim rotation, wclaim and wclaimMany weights, complete, lanes() on every queue', async () => {
     for (const q of queues.keys()) {
       for (let i = 0; i < 3; i++) await lanes.submit(q, 'a', { i });
       await lanes.submitMany(q, [0, 1, 2].map((i) => ({ group: 'b', payload: { i } })));
@@ -79,12 +79,9 @@ describe('faults: Redis Cluster (3 masters)', () => {
       const turn = await lanes.wclaim(q);
       expect(turn.map((j) => (j.payload as { i: number }).i)).toEqual([0, 1, 2]);
       for (const j of turn) expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
-      let rest = 0;
-      for (let t = await lanes.wclaim(q); t.length; t = await lanes.wclaim(q)) {
-        rest += t.length;
-        for (const j of t) await lanes.complete(q, j.id, j.attempt);
-      }
-      expect(rest).toBe(4);
+      const { turns } = await lanes.wclaimMany(q, 10);
+      expect(turns.map((t) => t.map((j) => (j.payload as { i: number }).i))).toEqual([[3, 4, 5], [6]]);
+      for (const j of turns.flat()) expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
       expect(await lanes.lanes(q)).toEqual([{ group: 'w', pending: 0, active: 0, weight: 3, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null }]);
       expect(await lanes.stats(q)).toEqual({ completed: 13, retried: 0, dead: 0 });
     }

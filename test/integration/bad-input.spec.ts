@@ -76,6 +76,13 @@ const CASES: Case[] = [
   ['wclaim', 'opts.leaseMs', BAD_POSITIVE, (c, v) => L(c).wclaim(c.q, { leaseMs: v })],
   ['wclaim', 'opts.max', BAD_POSITIVE, (c, v) => L(c).wclaim(c.q, { max: v })],
 
+  ['wclaimMany', 'queue', BAD_NAMES, (c, v) => L(c).wclaimMany(v, 1)],
+  ['wclaimMany', 'turns', [...BAD_REQUIRED_POSITIVE, 1_001], (c, v) => L(c).wclaimMany(c.q, v)],
+  ['wclaimMany', 'opts', BAD_OPTS, (c, v) => L(c).wclaimMany(c.q, 1, v)],
+  ['wclaimMany', 'opts.leaseMs', BAD_POSITIVE, (c, v) => L(c).wclaimMany(c.q, 1, { leaseMs: v })],
+  ['wclaimMany', 'opts.max', [...BAD_POSITIVE, 1_001], (c, v) => L(c).wclaimMany(c.q, 1, { max: v })],
+  ['wclaimMany', 'opts.untilJobs', [...BAD_POSITIVE, 1_001], (c, v) => L(c).wclaimMany(c.q, 1, { untilJobs: v })],
+
   ['complete', 'queue', BAD_NAMES, (c, v) => L(c).complete(v, c.heldId, c.token)],
   ['complete', 'jobId', BAD_JOB_IDS, (c, v) => L(c).complete(c.q, v, c.token)],
   ['complete', 'token', BAD_TOKENS, (c, v) => L(c).complete(c.q, c.heldId, v)],

@@ -131,6 +131,22 @@ describe('ceilings (limit) and pause', () => {
     }
   });
 
+  it('30 concurrent wclaimManys of many turns with weight 5 against a ceiling of 3 grant exactly 3', async () => {
+    const q = queues.queue();
+    await fill(q, 'hot', 100);
+    await lanes.weight(q, 'hot', 5);
+    await lanes.limit(q, 'hot', 3);
+    const conns = [...Array(30)].map(() => server.client());
+    try {
+      const results = await Promise.all(conns.map((c) => lanesOn(c).wclaimMany(q, 10)));
+      expect(results.flatMap((r) => r.turns.flat())).toHaveLength(3);
+      expect(results.filter((r) => r.turns.length > 0).map((r) => r.turns.length)).toEqual([1]);
+      expect(await client.hget(keysOf(q).gactive, 'hot')).toBe('3');
+    } finally {
+      await Promise.all(conns.map((c) => c.quit()));
+    }
+  });
+
   it('pause keeps the backlog and takes the lane off the ring; resume re-rings it', async () => {
     const q = queues.queue();
     await fill(q, 'a', 4);

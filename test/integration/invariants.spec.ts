@@ -57,13 +57,33 @@ describe('invariants under a seeded random run', () => {
     const fail = (msg: string): never => {
       throw new Error(`[seed ${SEED}, ${when}] ${msg}`);
     };
-    const [ring, ringset, paused, glimit, gactive, active, schedule, dead, dedup, stats] = await Promise.all([
+    const [ring, ringset, paused, glimit, gactive, active, schedule, dead, dedup, stats, timers, grate, gpause] = await Promise.all([
       client.lrange(k.ring, 0, -1), client.smembers(k.ringSet), client.smembers(k.paused), client.hgetall(k.limit),
       client.hgetall(k.gactive), client.zrange(k.active, 0, -1), client.zrange(k.schedule, 0, -1), client.zrange(k.dead, 0, -1),
-      client.hgetall(k.dedup), client.hgetall(k.stats),
+      client.hgetall(k.dedup), client.hgetall(k.stats), client.zrange(k.timers, 0, -1), client.hgetall(k.rate), client.hgetall(k.pauseInfo),
     ]);
-    const laneKeys = await client.keys(`${k.base}g:*`);
+    const laneKeys = await client.keys(`${k.base}g:*:pending`);
     const laneGroups = laneKeys.map((key) => key.slice(k.base.length + 2, -':pending'.length));
+    // Lane timers: a rate-window reopening only for a lane with a rate, a pause end only for a
+    // paused lane whose details say when; the marker exactly while some lane has a rate.
+    const parked = new Set<string>();
+    for (const t of timers) {
+      if (t === '~rate') continue;
+      const g = t.slice(2);
+      if (t.startsWith('r:')) {
+        if (grate[g] === undefined) fail(`timer ${t} for a lane without a rate`);
+        parked.add(g);
+      } else if (!t.startsWith('p:') || !paused.includes(g) || !/^\d+\|/.test(gpause[g] ?? '')) {
+        fail(`timer ${t} does not match a timed pause (${gpause[g]})`);
+      }
+    }
+    if (timers.includes('~rate') !== Object.keys(grate).length > 0) fail(`rate marker ${timers.includes('~rate')} with rates ${JSON.stringify(grate)}`);
+    for (const g of Object.keys(gpause)) if (!paused.includes(g)) fail(`pause details for lane ${g}, which is not paused`);
+    for (const [g, setting] of Object.entries(grate)) {
+      const max = Number(setting.split(' ')[0]);
+      const logged = await client.llen(k.rateLog(g));
+      if (logged > max) fail(`rate log of ${g} holds ${logged} claims, over its max ${max}`);
+    }
     for (const g of laneGroups) if (!GROUPS.includes(g)) fail(`unexpected lane key for group ${g}`);
     const depth = new Map<string, string[]>();
     const pipe = client.pipeline();
@@ -71,15 +91,16 @@ describe('invariants under a seeded random run', () => {
     const lanesMembers = (await pipe.exec())!.map(([, r]) => r as string[]);
     GROUPS.forEach((g, i) => depth.set(g, lanesMembers[i]));
 
-    // The ring: exactly the serviceable lanes, no duplicates; the ring set mirrors it.
+    // The ring: exactly the serviceable lanes not parked by their rate, no duplicates; the ring set
+    // mirrors it and also holds the parked lanes.
     const pausedSet = new Set(paused);
     const serviceable = GROUPS.filter((g) => {
       const lim = glimit[g] === undefined ? undefined : Number(glimit[g]);
-      return depth.get(g)!.length > 0 && !pausedSet.has(g) && (lim === undefined || Number(gactive[g] ?? 0) < lim);
+      return depth.get(g)!.length > 0 && !pausedSet.has(g) && (lim === undefined || Number(gactive[g] ?? 0) < lim) && !parked.has(g);
     }).sort();
     if (new Set(ring).size !== ring.length) fail(`ring has duplicates: ${ring.join(',')}`);
     expect({ when, ring: [...ring].sort() }).toEqual({ when, ring: serviceable });
-    expect({ when, ringset: [...ringset].sort() }).toEqual({ when, ringset: serviceable });
+    expect({ when, ringset: [...ringset].sort() }).toEqual({ when, ringset: [...serviceable, ...parked].sort() });
 
     // Every place a job id can be, and the rows.
     const places = new Map<string, string[]>();
@@ -127,24 +148,32 @@ describe('invariants under a seeded random run', () => {
     return rows.size;
   }
 
+  /** Sequential steps after which some lane was parked by its rate, or under a timed pause. */
+  let parkedSeen = 0;
+  let timedSeen = 0;
+
   /** The ring and the active counts only, in one round trip: cheap enough to run after every operation. */
   async function checkRing(q: string, when: string): Promise<void> {
     const k = keysOf(q);
     // NOTE: the depths of the 100 lanes come from one read-only EVAL, a 100-command pipeline per
     // operation would make this phase several times slower.
     const pipe = client.pipeline().lrange(k.ring, 0, -1).smembers(k.ringSet).smembers(k.paused).hgetall(k.limit).hgetall(k.gactive)
-      .zrange(k.active, 0, -1).eval(DEPTHS_LUA, GROUPS.length, ...GROUPS.map((g) => k.lane(g)));
+      .zrange(k.active, 0, -1).eval(DEPTHS_LUA, GROUPS.length, ...GROUPS.map((g) => k.lane(g))).zrange(k.timers, 0, -1);
     const r = (await pipe.exec())!.map(([err, v]) => {
       if (err) throw err;
       return v;
     });
-    const [ring, ringset, paused, glimit, gactive, active, depths] = r as [
-      string[], string[], string[], Record<string, string>, Record<string, string>, string[], number[]];
+    const [ring, ringset, paused, glimit, gactive, active, depths, timers] = r as [
+      string[], string[], string[], Record<string, string>, Record<string, string>, string[], number[], string[]];
+    const parked = timers.filter((t) => t.startsWith('r:')).map((t) => t.slice(2));
+    if (parked.length > 0) parkedSeen += 1;
+    if (timers.some((t) => t.startsWith('p:'))) timedSeen += 1;
     const serviceable = GROUPS.filter((g, i) => depths[i] > 0 && !paused.includes(g)
-      && (glimit[g] === undefined || Number(gactive[g] ?? 0) < Number(glimit[g]))).sort();
+      && (glimit[g] === undefined || Number(gactive[g] ?? 0) < Number(glimit[g])) && !parked.includes(g)).sort();
+    const inSet = [...serviceable, ...parked].sort();
     const problem = new Set(ring).size !== ring.length ? `duplicates in ring ${ring}`
       : JSON.stringify([...ring].sort()) !== JSON.stringify(serviceable) ? `ring [${[...ring].sort()}] != serviceable [${serviceable}]`
-        : JSON.stringify([...ringset].sort()) !== JSON.stringify(serviceable) ? `ringset [${[...ringset].sort()}] != serviceable [${serviceable}]`
+        : JSON.stringify([...ringset].sort()) !== JSON.stringify(inSet) ? `ringset [${[...ringset].sort()}] != serviceable and parked [${inSet}]`
           : Object.values(gactive).reduce((n, v) => n + Number(v), 0) !== active.length ? `gactive ${JSON.stringify(gactive)} != ${active.length} leases`
             : undefined;
     if (problem) throw new Error(`[seed ${SEED}, ${when}] ${problem}`);
@@ -183,6 +212,10 @@ describe('invariants under a seeded random run', () => {
       }],
       [3, 'claimMany', async (l, rnd, held) => keep(held, (await l.claimMany(q, int(rnd, 1, 6), { leaseMs: int(rnd, 5, 80) })).jobs)],
       [8, 'wclaim', async (l, rnd, held) => keep(held, await l.wclaim(q, { leaseMs: int(rnd, 5, 80), max: rnd() < 0.3 ? int(rnd, 1, 3) : undefined }))],
+      [3, 'wclaimMany', async (l, rnd, held) => {
+        const { turns } = await l.wclaimMany(q, int(rnd, 1, 5), { leaseMs: int(rnd, 5, 80), untilJobs: rnd() < 0.5 ? int(rnd, 1, 8) : undefined });
+        turns.forEach((t) => keep(held, t));
+      }],
       [20, 'complete', async (l, rnd, held) => {
         const h = takeHeld(rnd, held);
         if (!h) return;
@@ -212,6 +245,8 @@ describe('invariants under a seeded random run', () => {
       [3, 'weight', async (l, rnd) => l.weight(q, group(rnd), int(rnd, 1, 4))],
       [4, 'limit', async (l, rnd) => l.limit(q, group(rnd), rnd() < 0.4 ? null : int(rnd, 1, 4))],
       [3, 'pause', async (l, rnd) => l.pause(q, group(rnd))],
+      [3, 'timedPause', async (l, rnd) => l.pause(q, group(rnd), { forMs: int(rnd, 1, 40), reason: rnd() < 0.5 ? 'why' : undefined })],
+      [3, 'rate', async (l, rnd) => l.rate(q, group(rnd), rnd() < 0.3 ? null : { max: int(rnd, 1, 5), perMs: int(rnd, 5, 60) })],
       [4, 'resume', async (l, rnd) => l.resume(q, group(rnd))],
       [3, 'retryDead', async (l, rnd) => {
         if (ledger.knownDead.size === 0 || rnd() < 0.2) {
@@ -257,6 +292,9 @@ describe('invariants under a seeded random run', () => {
         await checkRing(q, `sequential op ${n} (${name})`);
       }
       await checkInvariants(q, ledger, 'after the sequential phase');
+      // Rates parked lanes and timed pauses were running during the checks, not just set.
+      expect(parkedSeen).toBeGreaterThan(100);
+      expect(timedSeen).toBeGreaterThan(100);
       const opCount = Object.values(ledger.ops).reduce((a, b) => a + b, 0);
       expect(opCount).toBeGreaterThanOrEqual(5_000);
       // The mix really exercised the engine: leases expired and were reaped, jobs died and came back.
@@ -270,7 +308,10 @@ describe('invariants under a seeded random run', () => {
       for (const g of GROUPS) {
         await lanes.resume(q, g);
         await lanes.limit(q, g, null);
+        await lanes.rate(q, g, null);
       }
+      expect(ledger.ops.rate).toBeGreaterThan(50);
+      expect(ledger.ops.timedPause).toBeGreaterThan(50);
       await checkInvariants(q, ledger, 'after resuming every lane');
       for (let pass = 0; pass < 10; pass++) {
         const k = keysOf(q);

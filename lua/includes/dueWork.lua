@@ -1,0 +1,24 @@
+--- @include "laneTimers"
+--- @include "promoteDue"
+--[[
+  dueWork(base, now, promoteMax, k) -> nextDue (-1 when none), timerAt (-1 when none), rated
+  What a claim does before it serves: promote due scheduled jobs and apply due lane timers (timed
+  pause ends, rate-window reopenings); returns when the next scheduled job and the next lane timer
+  fall due, and whether any lane has a rate (see laneTimers).
+  NOTE: one read tells whether anything is scheduled or timed at all (the common case: nothing,
+  and this read is all it costs); with one of the two sets present, an empty schedule means the
+  timers are the one, and the other read is saved.
+  `k` names the keys: schedule, timers, grate, gpause, paused, ring, ringset, glimit, gactive, wake.
+]]
+local function dueWork(base, now, promoteMax, k)
+  local present = rcall('EXISTS', k.schedule, k.timers)
+  local moved, nextDue, timerAt, rated = 0, -1, -1, false
+  if present > 0 then
+    moved, nextDue = promoteDue(base, now, promoteMax, k.schedule, k.ring, k.ringset, k.paused,
+      k.glimit, k.gactive, k.wake)
+    if present == 2 or (moved == 0 and nextDue < 0) then
+      timerAt, rated = laneTimers(base, now, k)
+    end
+  end
+  return nextDue, timerAt, rated
+end

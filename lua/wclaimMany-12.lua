@@ -1,0 +1,82 @@
+--[[
+  wclaimMany: many weighted turns in one round trip. Apply due lane timers and promote due
+  scheduled jobs, then take weighted turns one after another, each exactly what one wclaim serves
+  (rotate the ring one step, serve K = min(weight, pending depth, limit - active, max, room left in
+  the lane's rate window) heads of the rotated lane; a lane at its rate leaves the ring), all under
+  one lease, so the call serves exactly what that many wclaims in a row would. It stops after
+  `turns` turns, after the turn that brings the jobs served to `untilJobs` or more, when a turn
+  finds no serviceable lane, or at 1,000 jobs: the turn that would pass 1,000 is cut to fit, as a
+  wclaim with `max` would be.
+
+  KEYS[1]  ring       emq:{q}:ring
+  KEYS[2]  ringset    emq:{q}:ringset
+  KEYS[3]  paused     emq:{q}:paused
+  KEYS[4]  glimit     emq:{q}:glimit
+  KEYS[5]  gactive    emq:{q}:gactive
+  KEYS[6]  active     emq:{q}:active    (leases, scored by deadline)
+  KEYS[7]  schedule   emq:{q}:schedule
+  KEYS[8]  wake       emq:{q}:wake
+  KEYS[9]  gweight    emq:{q}:gweight   (integer >= 1 per group, 1 when unset)
+  KEYS[10] timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
+  KEYS[11] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
+  KEYS[12] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
+
+  ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
+  ARGV[2] leaseMs    lease length, >= 1
+  ARGV[3] turns      weighted turns to take, 1..1000
+  ARGV[4] max        cap on each turn's K, 0 for none
+  ARGV[5] untilJobs  stop once this many jobs are served (the turn that reaches it is served
+                     whole), 1..1000; 0 for none
+  ARGV[6] promoteMax how many due scheduled jobs to promote first, at most
+
+  Reply: { leaseUntil, dueIn, sizes, then per job: id, group, attempt, payload, submitted_at, last_error }
+  sizes is the list of how many jobs each turn served, in order (the jobs follow in the same order);
+  dueIn is how many ms until the earliest scheduled job or lane timer falls due (server clock), -1
+  when none.
+  Clock: server TIME for the lease, for what is due and for rate windows.
+  Derived keys: as wclaim (the lanes named by the ring, their rate logs, the job rows), built from
+  ARGV[1], which is pinned to the declared ring key (same {q} slot).
+  Cost: O(1) in the number of lanes per turn, O(log n) in a lane's depth per job served; at most
+  1,000 turns and 1,000 jobs per call.
+]]
+local rcall = redis.call
+--- @include "nowMs"
+--- @include "dueWork"
+--- @include "weightedTurn"
+
+local MAX_JOBS = 1000
+local k = {
+  ring = KEYS[1], ringset = KEYS[2], paused = KEYS[3], glimit = KEYS[4], gactive = KEYS[5], active = KEYS[6],
+  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12],
+}
+local base = ARGV[1]
+local leaseMs, turns, cap = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local untilJobs, promoteMax = tonumber(ARGV[5]), tonumber(ARGV[6])
+if k.ring ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not turns or turns < 1 or turns > MAX_JOBS
+   or not cap or cap < 0 or not untilJobs or untilJobs < 0 or untilJobs > MAX_JOBS
+   or not promoteMax or promoteMax < 0 then
+  return redis.error_reply('ERR echomq: wclaimMany arguments do not match its keys')
+end
+if untilJobs == 0 then untilJobs = MAX_JOBS end
+
+local now = nowMs()
+local nextDue, timerAt, rated = dueWork(base, now, promoteMax, k)
+-- NOTE: weight 1 is stored as no field, so a queue where no lane has a weight has no gweight hash:
+-- one read here saves one per turn.
+local weighted = rcall('EXISTS', k.gweight) == 1
+local leaseUntil = now + leaseMs
+local sizes = {}
+local out = { leaseUntil, -1, sizes }
+local served = 0
+while #sizes < turns and served < untilJobs do
+  local turnCap = cap
+  if turnCap == 0 or turnCap > MAX_JOBS - served then turnCap = MAX_JOBS - served end
+  local n, reopenAt = weightedTurn(base, turnCap, now, leaseUntil, out, k, rated, weighted)
+  if reopenAt >= 0 and (timerAt < 0 or reopenAt < timerAt) then timerAt = reopenAt end
+  if not n then break end
+  sizes[#sizes + 1] = n
+  served = served + n
+end
+if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
+if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
+return out
