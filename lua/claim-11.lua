@@ -30,13 +30,12 @@
   Derived keys: the lane emq:{q}:g:<group>:pending named by the ring, its rate log
   emq:{q}:g:<group>:rate, and emq:{q}:job:<id> of the jobs served, all built from ARGV[1], which
   is pinned to the declared ring key (same {q} slot).
-  Cost: O(1) in the number of lanes, O(log n) in the lane's depth per job served; lanes without a
-  rate cost nothing more than one read of the timers per call.
+  Cost: O(1) in the number of lanes, O(log n) in the lane's depth per job served; a queue with
+  nothing scheduled, timed or rated pays one EXISTS per call for all that (see dueWork).
 ]]
 local rcall = redis.call
 --- @include "nowMs"
---- @include "laneTimers"
---- @include "promoteDue"
+--- @include "dueWork"
 --- @include "laneState"
 --- @include "serveLane"
 --- @include "rotateRing"
@@ -53,18 +52,12 @@ if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps
 end
 
 local now = nowMs()
--- NOTE: one read tells whether anything is scheduled or timed at all (the common case: nothing,
--- and this read is all it costs); with one of the two sets present, an empty schedule means the
--- timers are the one, and the other read is saved.
+local nextDue, timerAt, rated = -1, -1, false
 local present = rcall('EXISTS', scheduleKey, timersKey)
-local moved, nextDue, timerAt, rated = 0, -1, -1, false
 if present > 0 then
-  moved, nextDue = promoteDue(base, now, promoteMax, scheduleKey, ringKey, ringSetKey, pausedKey,
-    glimitKey, gactiveKey, wakeKey)
-  if present == 2 or (moved == 0 and nextDue < 0) then
-    timerAt, rated = laneTimers(base, now, { timers = timersKey, grate = grateKey, gpause = KEYS[11],
-      paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey, gactive = gactiveKey, wake = wakeKey })
-  end
+  nextDue, timerAt, rated = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
+    grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey,
+    gactive = gactiveKey, wake = wakeKey }, present)
 end
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }

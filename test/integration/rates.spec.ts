@@ -127,6 +127,19 @@ describe('rate ceilings per lane', () => {
     expect(await fx.client.zrange(keysOf(q).timers, 0, -1)).toEqual([]);
   });
 
+  it('a job claimed again (here after a release) counts again', async () => {
+    const q = fx.queues.queue();
+    await fx.lanes.rate(q, 'r', { max: 2, perMs: 60_000 });
+    await fx.lanes.submitMany(q, [1, 2].map((i) => ({ group: 'r', payload: i })));
+    const first = (await fx.lanes.claim(q))!;
+    expect(await fx.lanes.release(q, first.id, first.attempt)).toBe(true);
+    const again = (await fx.lanes.claim(q))!;
+    expect(again.id).toBe(first.id);
+    // Two claims of one job fill the window: the second job waits for it.
+    expect(await fx.lanes.claim(q)).toBeNull();
+    expect(await fx.lanes.lane(q, 'r')).toMatchObject({ pending: 1, active: 1, inRing: false });
+  });
+
   it('a lane without a rate leaves no rate state behind, and the log of a rated lane stays at most max long', async () => {
     const q = fx.queues.queue();
     await fx.lanes.rate(q, 'r', { max: 3, perMs: 200 });
