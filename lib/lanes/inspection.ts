@@ -21,14 +21,14 @@ export class LaneInspection {
   async ring(queue: string, count: unknown): Promise<string[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, 1_000, k.queue);
-    return this.ctx.client.lrange(k.ring, 0, n - 1);
+    return this.ctx.client.lrange(k.ring, 0, n - 1).catch((err: unknown) => { throw fromServerError('ring', k.queue, k.prefix, err); });
   }
 
   async peek(queue: string, group: unknown, count: unknown): Promise<string[]> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
     const n = checkInt('count', count, 1, 1_000, k.queue);
-    return this.ctx.client.zrange(k.lane(g), 0, n - 1);
+    return this.ctx.client.zrange(k.lane(g), 0, n - 1).catch((err: unknown) => { throw fromServerError('peek', k.queue, k.prefix, err); });
   }
 
   async dead(queue: string, opts: unknown): Promise<LaneJob[]> {

@@ -9,6 +9,7 @@
 export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   // sent by the library
   'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info',
+  'lrange', // ring(): the head of the ring, read directly (the dashboard shows it)
   // called inside the scripts
   'time', 'exists', 'del', 'pexpire',
   'hget', 'hmget', 'hset', 'hdel', 'hincrby', 'hkeys', 'hlen',
