@@ -1,78 +1,39 @@
-import { EchoMqError, type LaneInfo, type LaneJob, type LanesService } from '../index';
+import type { LaneInfo, LaneJob, LanePage, LanePosition, LanesService, QueueStats } from '../index';
 
 /** @internal A lane as the page shows it. */
 export type DashboardLane = LaneInfo;
 
-/** @internal The queue-wide numbers the page shows (the shape of the 0.2 `QueueStats`). */
-export interface DashboardStats {
-  totals: { submitted: number; completed: number; retried: number; dead: number; reaped: number };
-  pending: number; scheduled: number; active: number; dead: number;
-  lanes: number; ringLength: number; pausedLanes: number;
-  completedPerSec: number;
-  paused?: boolean;
-}
+/**
+ * @internal The queue-wide numbers the page shows: `QueueStats`, and the queue-wide pause flag once
+ * the engine reports it (the page shows "queue paused" only when it is there and true).
+ */
+export type DashboardStats = QueueStats & { paused?: boolean };
 
-/** @internal Where a pending job stands (the shape of the 0.2 `LanePosition`). */
-export interface DashboardPosition {
-  laneRank: number; ringIndex: number | null; ringLength: number; ahead: number; exact: boolean;
-  estimatedWaitMs: number | null;
-}
-
-/** The 0.2 reads, typed as the contract names them; present once the engine has them. */
-interface Reads02 {
-  topLanes?(queue: string, count: number): Promise<DashboardLane[]>;
-  scanLanes?(queue: string, opts: { cursor?: string; count?: number }): Promise<{ lanes: DashboardLane[]; cursor: string | null }>;
-  position?(queue: string, jobId: string): Promise<DashboardPosition | null>;
-}
+/** @internal Where a pending job stands. */
+export type DashboardPosition = LanePosition;
 
 /**
- * @internal The reads the dashboard makes, on `LanesService` alone. Where the engine lacks a 0.2 read,
- * it falls back to `lanes()` (O(lanes): fine for small queues, never for 100,000 lanes).
+ * @internal The reads the dashboard makes, all on `LanesService` and each bounded by a page size,
+ * never by the number of lanes: stats, top lanes, pages of lanes, one lane, the ring's head, a
+ * lane's head job and where it stands, dead letters. It never calls `lanes()` (O(lanes)).
  */
 export class LanesReads {
-  private readonly v2: Reads02;
+  constructor(private readonly lanes: LanesService) {}
 
-  constructor(private readonly lanes: LanesService) {
-    this.v2 = lanes as unknown as Reads02;
+  stats(queue: string): Promise<DashboardStats> {
+    return this.lanes.stats(queue);
   }
 
-  async stats(queue: string): Promise<DashboardStats> {
-    const raw = (await this.lanes.stats(queue)) as unknown as Partial<DashboardStats> & { completed?: number; retried?: number };
-    if (raw.totals) return raw as DashboardStats;
-    const all = await this.lanes.lanes(queue);
-    const dead = await this.lanes.dead(queue, { count: 1_000_000 });
-    return {
-      totals: { submitted: 0, completed: raw.completed ?? 0, retried: raw.retried ?? 0, dead: raw.dead ?? 0, reaped: 0 },
-      pending: all.reduce((n, l) => n + l.pending, 0),
-      scheduled: 0,
-      active: all.reduce((n, l) => n + l.active, 0),
-      dead: dead.length,
-      lanes: all.length,
-      ringLength: all.filter((l) => l.inRing).length,
-      pausedLanes: all.filter((l) => l.paused).length,
-      completedPerSec: 0,
-    };
+  topLanes(queue: string, count: number): Promise<DashboardLane[]> {
+    return this.lanes.topLanes(queue, count);
   }
 
-  async topLanes(queue: string, count: number): Promise<DashboardLane[]> {
-    if (this.v2.topLanes) return this.v2.topLanes.call(this.lanes, queue, count);
-    if (!Number.isInteger(count) || count < 1 || count > 1_000) {
-      throw new EchoMqError('count must be an integer from 1 to 1,000', { argument: 'count', queue });
-    }
-    const all = await this.lanes.lanes(queue);
-    return all.sort((a, b) => b.pending - a.pending || (a.group < b.group ? -1 : 1)).slice(0, count);
+  scanLanes(queue: string, cursor: string | undefined, count: number): Promise<LanePage> {
+    return this.lanes.scanLanes(queue, cursor === undefined ? { count } : { cursor, count });
   }
 
-  async scanLanes(queue: string, cursor: string | undefined, count: number): Promise<{ lanes: DashboardLane[]; cursor: string | null }> {
-    if (this.v2.scanLanes) return this.v2.scanLanes.call(this.lanes, queue, { cursor, count });
-    const all = await this.lanes.lanes(queue);
-    const start = cursor ? Number(cursor) : 0;
-    const end = start + count;
-    return { lanes: all.slice(start, end), cursor: end < all.length ? String(end) : null };
-  }
-
-  async position(queue: string, jobId: string): Promise<DashboardPosition | null> {
-    return this.v2.position ? this.v2.position.call(this.lanes, queue, jobId) : null;
+  position(queue: string, jobId: string): Promise<DashboardPosition | null> {
+    return this.lanes.position(queue, jobId);
   }
 
   lane(queue: string, group: string): Promise<DashboardLane> {
