@@ -104,6 +104,7 @@ export class LaneInspection {
       lanes: s.lanes,
       ringLength: s.ringLength,
       pausedLanes: s.pausedLanes,
+      paused: s.paused,
       completedPerSec: s.completedLastMinute / 60,
     };
   }
