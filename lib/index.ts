@@ -1,6 +1,6 @@
 export { EchoMqModule } from './echomq.module';
 export { LanesService } from './lanes.service';
-export { LaneConsumer, Weighted } from './decorators';
+export { LaneConsumer, Weighted, laneConsumerQueueOf } from './decorators';
 export { EchoMqError } from './errors';
 export type { EchoMqErrorCode, EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';

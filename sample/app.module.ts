@@ -1,7 +1,10 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { EchoMqModule } from '@echomq/nestjs';
+import { EchoMqDashboardModule } from '@echomq/nestjs/dashboard';
+import { DashboardTokenGuard } from './dashboard-token.guard';
 import { EchoMqErrorFilter } from './echomq-error.filter';
+import { GUESS_QUEUE } from './guess';
 import { GuessesController } from './guesses.controller';
 import { PlayersController } from './players.controller';
 import { ScoreService } from './score.service';
@@ -18,6 +21,8 @@ import { SCORING_COST_MS, ScoreWorker } from './score.worker';
         keepCompletedMs: 600_000,
       }),
     }),
+    // The live operator page at /echomq; it may change lanes, so it needs the token guard.
+    EchoMqDashboardModule.forRoot({ path: '/echomq', queues: [GUESS_QUEUE], readOnly: false, guard: DashboardTokenGuard }),
   ],
   controllers: [GuessesController, PlayersController],
   providers: [
