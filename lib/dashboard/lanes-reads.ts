@@ -3,11 +3,8 @@ import type { LaneInfo, LaneJob, LanePage, LanePosition, LanesService, QueueStat
 /** @internal A lane as the page shows it. */
 export type DashboardLane = LaneInfo;
 
-/**
- * @internal The queue-wide numbers the page shows: `QueueStats`, and the queue-wide pause flag once
- * the engine reports it (the page shows "queue paused" only when it is there and true).
- */
-export type DashboardStats = QueueStats & { paused?: boolean };
+/** @internal The queue-wide numbers the page shows, the queue-wide pause included. */
+export type DashboardStats = QueueStats;
 
 /** @internal Where a pending job stands. */
 export type DashboardPosition = LanePosition;
