@@ -260,6 +260,16 @@ export class LanesService implements OnModuleInit {
     return this.inspection.lanes(queue);
   }
 
+  /** The first `count` (1 to 1,000) lanes of the ring, in the order claims serve them: O(count). */
+  ring(queue: string, count = 10): Promise<string[]> {
+    return this.inspection.ring(queue, count);
+  }
+
+  /** Ids of the first `count` (1 to 1,000) pending jobs of a lane, in the order it serves them. */
+  peek(queue: string, group: string, count = 1): Promise<string[]> {
+    return this.inspection.peek(queue, group, count);
+  }
+
   /**
    * A page of the queue's lanes (`opts.count` 1..1,000, default 100, about that many per page); pass
    * the returned cursor for the next page, `null` when done. A lane that exists for the whole scan is

@@ -4,7 +4,10 @@ import { TerminusModule } from '@nestjs/terminus';
 import { EchoMqModule } from '@echomq/nestjs';
 import { EchoMqHealthIndicator } from '@echomq/nestjs/health';
 import { EchoMqMetricsModule } from '@echomq/nestjs/metrics';
+import { EchoMqDashboardModule } from '@echomq/nestjs/dashboard';
+import { DashboardTokenGuard } from './dashboard-token.guard';
 import { EchoMqErrorFilter } from './echomq-error.filter';
+import { GUESS_QUEUE } from './guess';
 import { GuessesController } from './guesses.controller';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
@@ -26,6 +29,8 @@ import { SCORING_COST_MS, ScoreWorker } from './score.worker';
     // NOTE: the queues' totals and gauges are read from the server at each scrape of GET /metrics.
     EchoMqMetricsModule.forRoot(),
     TerminusModule,
+    // The live operator page at /echomq; it may change lanes, so it needs the token guard.
+    EchoMqDashboardModule.forRoot({ path: '/echomq', queues: [GUESS_QUEUE], readOnly: false, guard: DashboardTokenGuard }),
   ],
   controllers: [GuessesController, PlayersController, MetricsController, HealthController],
   providers: [

@@ -1,9 +1,11 @@
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { randomInt } from 'crypto';
+import { createServer } from 'net';
 import { setTimeout as sleep } from 'timers/promises';
 import { LanesService, SubmitItem } from '@echomq/nestjs';
 import { AppModule } from './app.module';
+import { dashboardLink } from './dashboard-token.guard';
 import { CODE_LENGTH, Guess, GUESS_QUEUE, PALETTE } from './guess';
 import { ProgressBars } from './progress';
 import { ScoreService } from './score.service';
@@ -103,13 +105,25 @@ function summary(fair: Run, fifo: Run, costMs: number): void {
   out(`the same work (${costMs} ms a guess, 4 at a time) in another order: the flood waits behind the handfuls, not the other way round.`);
 }
 
+/** PORT (default 3000) when it is free, else any free port: the demo must run beside another app. */
+function freePortFor(wanted: number): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(0));
+    probe.listen(wanted, () => probe.close(() => resolve(wanted)));
+  });
+}
+
 async function main(): Promise<void> {
   process.env.SCORING_COST_MS ??= '2';
   const costMs = Number(process.env.SCORING_COST_MS);
   const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
   app.enableShutdownHooks();
-  await app.init();
+  await app.listen(await freePortFor(Number(process.env.PORT ?? 3000)));
+  const { port } = app.getHttpServer().address() as { port: number };
+  const link = dashboardLink(`http://localhost:${port}`);
   try {
+    out(`Live dashboard while the demo runs: ${link}`);
     out(`Codemojex demo: "${HEAVY}" floods the game with ${FLOOD.toLocaleString('en-US')} guesses, then ${LIGHT.length} players send ${EACH} guesses each.`);
     out(`(warming up first: ${TOTAL.toLocaleString('en-US')} guesses scored unmeasured)`);
     await warmUp(app);
@@ -120,6 +134,11 @@ async function main(): Promise<void> {
     out(`2) The same guesses in one FIFO line: a single lane ("${ONE_LINE}"), served first come, first served.`);
     const fifo = await play(app, 'one line', () => ONE_LINE);
     summary(fair, fifo, costMs);
+    if (process.stdout.isTTY && process.stdin.isTTY) {
+      out();
+      out(`The dashboard stays up at ${link} (Ctrl-C to stop).`);
+      await new Promise<never>(() => undefined);
+    }
   } finally {
     await app.close();
   }

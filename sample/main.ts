@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
+import { dashboardLink } from './dashboard-token.guard';
 
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Codemojex');
@@ -10,6 +11,7 @@ async function bootstrap(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   await app.listen(port);
   logger.log(`Listening on http://localhost:${port}`);
+  logger.log(`Dashboard: ${dashboardLink(`http://localhost:${port}`)}`);
   logger.log(`Try: curl -X POST localhost:${port}/guesses -H 'content-type: application/json' -d '{"player":"ana","guess":"🍎🍌🍇🍓"}'`);
 }
 

@@ -33,7 +33,7 @@ function newest(paths) {
     if (stat.isDirectory()) {
       const entries = fs.readdirSync(p).filter((e) => e !== 'dist' && e !== 'node_modules');
       max = Math.max(max, newest(entries.map((e) => path.join(p, e))));
-    } else if (/\.(ts|json)$/.test(p)) {
+    } else if (/\.(ts|json|js|css|html|svg)$/.test(p)) {
       max = Math.max(max, stat.mtimeMs);
     }
   }

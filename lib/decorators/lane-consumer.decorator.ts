@@ -13,3 +13,13 @@ export function LaneConsumer(queue: string, options: LaneConsumerOptions = {}): 
   const metadata: LaneConsumerMetadata = { ...options, queue };
   return SetMetadata(LANE_CONSUMER_METADATA, metadata);
 }
+
+/**
+ * The queue a class consumes when it is marked `@LaneConsumer`, else `undefined`. For companion
+ * modules (the dashboard, metrics) whose queue list defaults to the application's consumers.
+ * @param target a provider class
+ */
+export function laneConsumerQueueOf(target: Function): string | undefined {
+  const metadata = Reflect.getMetadata(LANE_CONSUMER_METADATA, target) as LaneConsumerMetadata | undefined;
+  return metadata?.queue;
+}

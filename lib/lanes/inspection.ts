@@ -12,7 +12,8 @@ const CURSOR = /^[1-9][0-9]{0,19}$/;
 
 /**
  * @internal Reads of the queue's state for people and tools: one lane, pages of lanes from the lane
- * index (scanLanes, topLanes), dead letters, and the queue's counters (stats).
+ * index (scanLanes, topLanes), the ring's head (ring), a lane's next jobs (peek), dead letters, and the
+ * queue's counters (stats).
  */
 export class LaneInspection {
   constructor(private readonly ctx: LaneContext) {}
@@ -24,6 +25,19 @@ export class LaneInspection {
 
   async lanes(queue: string): Promise<LaneInfo[]> {
     return this.ctx.scripts.lanes(this.ctx.keysOf(queue), MAX_COUNT);
+  }
+
+  async ring(queue: string, count: unknown): Promise<string[]> {
+    const k = this.ctx.keysOf(queue);
+    const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
+    return this.ctx.client.lrange(k.ring, 0, n - 1).catch((err: unknown) => { throw fromServerError('ring', k.queue, k.prefix, err); });
+  }
+
+  async peek(queue: string, group: unknown, count: unknown): Promise<string[]> {
+    const k = this.ctx.keysOf(queue);
+    const g = checkName('group', group, k.queue);
+    const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
+    return this.ctx.client.zrange(k.lane(g), 0, n - 1).catch((err: unknown) => { throw fromServerError('peek', k.queue, k.prefix, err); });
   }
 
   /**

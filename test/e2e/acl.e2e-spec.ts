@@ -68,6 +68,8 @@ describe('ACL: least privilege', () => {
     await call('resume', () => lanes.resume(q, 'b'));
     expect((await call('lane', () => lanes.lane(q, 'b'))).pending).toBe(1);
     expect((await call('lanes', () => lanes.lanes(q))).length).toBeGreaterThanOrEqual(2);
+    expect(await call('ring', () => lanes.ring(q, 5))).toEqual(expect.arrayContaining(['a']));
+    expect((await call('peek', () => lanes.peek(q, 'a', 1)))).toEqual([id]);
     const first = await call('claim', () => lanes.claim(q, { leaseMs: 10_000 }));
     expect(first?.id).toBe(id);
     expect(await call('extend', () => lanes.extend(q, id, first!.attempt, 10_000))).toBe(true);

@@ -1,0 +1,222 @@
+import {
+  BadRequestException, Body, CanActivate, Controller, Get, Header, HttpCode, Inject, MessageEvent,
+  NotFoundException, Param, Post, Query, Req, Res, Sse, StreamableFile, Type, UseGuards,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { map, Observable } from 'rxjs';
+import { EchoMqError, LanesService } from '../index';
+import { DashboardActionGuard } from './dashboard-action.guard';
+import { DASHBOARD_CSP, DashboardAssets } from './dashboard-assets';
+import { DashboardFeed } from './dashboard-feed';
+import { DashboardLaneSearch, LaneSearchResult } from './dashboard-lane-search';
+import type { ResolvedDashboardOptions } from './dashboard-options.interface';
+import { DashboardQueues } from './dashboard-queues';
+import { DASHBOARD_ACTION_HEADER, ECHOMQ_DASHBOARD_OPTIONS, SNAPSHOT_POSITIONS } from './dashboard.constants';
+import { DeadRow, deadRow, LaneRow, QueueSnapshot, QueueSnapshotReader } from './queue-snapshot.reader';
+
+type Body = Record<string, unknown>;
+
+/** Runs a LanesService call; its EchoMqError (bad input) becomes a 400 carrying its message. */
+async function checked<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof EchoMqError) {
+      throw new BadRequestException({ statusCode: 400, error: 'Bad Request', message: err.message, code: err.code, argument: err.argument });
+    }
+    throw err;
+  }
+}
+
+const num = (v: unknown): unknown => (typeof v === 'string' && v !== '' ? Number(v) : v);
+
+/**
+ * @internal The dashboard's controller for one mount: the page at `path`, its files at
+ * `path/assets/…`, its JSON at `path/api/…` and its live stream at `path/api/stream`. A class is
+ * made per `forRoot` call because a controller's path and guards are fixed when it is declared.
+ */
+export function createDashboardController(path: string, guard: Type<CanActivate> | null): Type<unknown> {
+  const reads = guard ? [guard] : [];
+
+  @Controller(path)
+  class EchoMqDashboardController {
+    constructor(
+      @Inject(ECHOMQ_DASHBOARD_OPTIONS) private readonly options: ResolvedDashboardOptions,
+      private readonly queues: DashboardQueues,
+      private readonly reader: QueueSnapshotReader,
+      private readonly feed: DashboardFeed,
+      private readonly search: DashboardLaneSearch,
+      private readonly lanes: LanesService,
+      private readonly assets: DashboardAssets,
+      private readonly adapterHost: HttpAdapterHost,
+    ) {}
+
+    /** The page. Served at `path/` so that its files resolve relative to it; `path` redirects there. */
+    @Get()
+    page(@Req() req: unknown, @Res() res: unknown): void {
+      const http = this.adapterHost.httpAdapter;
+      const url = new URL(http.getRequestUrl(req) as string, 'http://page');
+      if (!url.pathname.endsWith('/')) {
+        http.redirect(res, 302, `${url.pathname}/${url.search}`);
+        return;
+      }
+      const html = this.assets.get('index.html')!;
+      http.setHeader(res, 'Content-Type', html.type);
+      http.setHeader(res, 'Content-Security-Policy', DASHBOARD_CSP);
+      http.setHeader(res, 'X-Content-Type-Options', 'nosniff');
+      http.setHeader(res, 'Referrer-Policy', 'no-referrer');
+      http.setHeader(res, 'Cache-Control', 'no-store');
+      http.reply(res, html.body.toString('utf8'), 200);
+    }
+
+    /** The page's scripts and styles, by exact file name. */
+    @Get('assets/:file')
+    @Header('X-Content-Type-Options', 'nosniff')
+    @Header('Content-Security-Policy', DASHBOARD_CSP)
+    @Header('Cache-Control', 'no-cache')
+    asset(@Param('file') file: string): StreamableFile {
+      const asset = this.assets.get(file);
+      if (!asset || file === 'index.html') throw new NotFoundException();
+      return new StreamableFile(asset.body, { type: asset.type, length: asset.body.length });
+    }
+
+    /** What the page needs to know before it draws: the queues and whether it may change things. */
+    @Get('api/config')
+    @UseGuards(...reads)
+    @Header('Cache-Control', 'no-store')
+    config(): { queues: readonly string[]; readOnly: boolean; actionHeader: string } {
+      return { queues: this.queues.all(), readOnly: this.options.readOnly, actionHeader: DASHBOARD_ACTION_HEADER };
+    }
+
+    /** A fresh snapshot of a queue (what a frame of the live stream holds). */
+    @Get('api/snapshot')
+    @UseGuards(...reads)
+    @Header('Cache-Control', 'no-store')
+    snapshot(@Query('queue') queue: unknown): Promise<QueueSnapshot> {
+      return checked(() => this.reader.snapshot(this.queues.check(queue)));
+    }
+
+    /** The live stream of a queue: its latest frame at once, then one per coalesced change. */
+    @Sse('api/stream')
+    @UseGuards(...reads)
+    stream(@Query('queue') queue: unknown): Observable<MessageEvent> {
+      return this.feed.frames(this.queues.check(queue)).pipe(map((frame) => ({ type: 'frame', data: frame })));
+    }
+
+    /** The `count` lanes with most pending (up to 1,000), the first of them with their head's position. */
+    @Get('api/lanes')
+    @UseGuards(...reads)
+    @Header('Cache-Control', 'no-store')
+    top(@Query('queue') queue: unknown, @Query('count') count: unknown): Promise<LaneRow[]> {
+      const q = this.queues.check(queue);
+      return checked(async () => this.reader.withHeads(q, await this.reader.reads.topLanes(q, num(count ?? 50) as number), SNAPSHOT_POSITIONS));
+    }
+
+    /** Every lane, a page at a time, in the order the server keeps them. */
+    @Get('api/scan')
+    @UseGuards(...reads)
+    @Header('Cache-Control', 'no-store')
+    scan(@Query('queue') queue: unknown, @Query('cursor') cursor: unknown, @Query('count') count: unknown) {
+      const q = this.queues.check(queue);
+      return checked(() => this.reader.reads.scanLanes(q, cursor === undefined || cursor === '' ? undefined : String(cursor), num(count ?? 100) as number));
+    }
+
+    /** One lane, with its head's position. */
+    @Get('api/lane')
+    @UseGuards(...reads)
+    @Header('Cache-Control', 'no-store')
+    lane(@Query('queue') queue: unknown, @Query('group') group: unknown): Promise<LaneRow> {
+      const q = this.queues.check(queue);
+      return checked(async () => (await this.reader.withHeads(q, [await this.reader.reads.lane(q, group as string)], 1))[0]);
+    }
+
+    /** Lanes by name: the exact one, and names that contain the text (a bounded part of the queue per call). */
+    @Get('api/search')
+    @UseGuards(...reads)
+    @Header('Cache-Control', 'no-store')
+    find(@Query('queue') queue: unknown, @Query('q') text: unknown, @Query('cursor') cursor: unknown): Promise<LaneSearchResult> {
+      const q = this.queues.check(queue);
+      if (typeof text !== 'string' || text === '') throw new BadRequestException('q (the text to look for) is required.');
+      return checked(() => this.search.search(q, text, cursor === undefined || cursor === '' ? undefined : String(cursor)));
+    }
+
+    /** Dead letters, oldest death first, a page at a time. */
+    @Get('api/dead')
+    @UseGuards(...reads)
+    @Header('Cache-Control', 'no-store')
+    dead(@Query('queue') queue: unknown, @Query('offset') offset: unknown, @Query('count') count: unknown): Promise<DeadRow[]> {
+      const q = this.queues.check(queue);
+      return checked(async () => (await this.lanes.dead(q, { offset: num(offset ?? 0) as number, count: num(count ?? 50) as number })).map(deadRow));
+    }
+
+    /** Pauses a lane, for `forMs` when given, with a `reason` when given. */
+    @Post('api/pause')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    pause(@Body() body: Body): Promise<LaneRow> {
+      return this.act(body, (q, g) => {
+        const opts: { forMs?: number; reason?: string } = {};
+        if (body.forMs !== undefined && body.forMs !== null && body.forMs !== '') opts.forMs = num(body.forMs) as number;
+        if (body.reason !== undefined && body.reason !== null && body.reason !== '') opts.reason = body.reason as string;
+        return this.lanes.pause(q, g, opts);
+      });
+    }
+
+    /** Puts a paused lane back in service. */
+    @Post('api/resume')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    resume(@Body() body: Body): Promise<LaneRow> {
+      return this.act(body, (q, g) => this.lanes.resume(q, g));
+    }
+
+    /** Sets a lane's weight. */
+    @Post('api/weight')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    weight(@Body() body: Body): Promise<LaneRow> {
+      return this.act(body, (q, g) => this.lanes.weight(q, g, num(body.weight) as number));
+    }
+
+    /** Sets a lane's concurrency ceiling; `null` (or an empty value) removes it. */
+    @Post('api/limit')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    limit(@Body() body: Body): Promise<LaneRow> {
+      const limit = body.limit === null || body.limit === '' ? null : (num(body.limit) as number);
+      return this.act(body, (q, g) => this.lanes.limit(q, g, limit));
+    }
+
+    /** Sets a lane's rate ceiling (`{ max, perMs }`); `null` removes it. */
+    @Post('api/rate')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    rate(@Body() body: Body): Promise<LaneRow> {
+      const r = body.rate as Record<string, unknown> | null | undefined;
+      const rate = r === null || r === undefined ? null : ({ max: num(r.max), perMs: num(r.perMs) } as { max: number; perMs: number });
+      return this.act(body, (q, g) => this.lanes.rate(q, g, rate));
+    }
+
+    /** Puts a dead job back into its lane. */
+    @Post('api/retry')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    async retry(@Body() body: Body): Promise<{ retried: boolean }> {
+      const q = this.queues.check(body?.queue);
+      const retried = await checked(() => this.lanes.retryDead(q, body.jobId as string));
+      this.feed.poke(q);
+      return { retried };
+    }
+
+    /** Runs a change on a lane, tells the queue's watchers, and answers with the lane as it is now. */
+    private async act(body: Body, change: (queue: string, group: string) => Promise<unknown>): Promise<LaneRow> {
+      const q = this.queues.check(body?.queue);
+      const group = body.group as string;
+      await checked(() => change(q, group));
+      this.feed.poke(q);
+      return checked(async () => (await this.reader.withHeads(q, [await this.reader.reads.lane(q, group)], 1))[0]);
+    }
+  }
+
+  return EchoMqDashboardController;
+}

@@ -1,0 +1,51 @@
+import type { LaneInfo, LaneJob, LanePage, LanePosition, LanesService, QueueStats } from '../index';
+
+/** @internal A lane as the page shows it. */
+export type DashboardLane = LaneInfo;
+
+/** @internal The queue-wide numbers the page shows, the queue-wide pause included. */
+export type DashboardStats = QueueStats;
+
+/** @internal Where a pending job stands. */
+export type DashboardPosition = LanePosition;
+
+/**
+ * @internal The reads the dashboard makes, all on `LanesService` and each bounded by a page size,
+ * never by the number of lanes: stats, top lanes, pages of lanes, one lane, the ring's head, a
+ * lane's head job and where it stands, dead letters. It never calls `lanes()` (O(lanes)).
+ */
+export class LanesReads {
+  constructor(private readonly lanes: LanesService) {}
+
+  stats(queue: string): Promise<DashboardStats> {
+    return this.lanes.stats(queue);
+  }
+
+  topLanes(queue: string, count: number): Promise<DashboardLane[]> {
+    return this.lanes.topLanes(queue, count);
+  }
+
+  scanLanes(queue: string, cursor: string | undefined, count: number): Promise<LanePage> {
+    return this.lanes.scanLanes(queue, cursor === undefined ? { count } : { cursor, count });
+  }
+
+  position(queue: string, jobId: string): Promise<DashboardPosition | null> {
+    return this.lanes.position(queue, jobId);
+  }
+
+  lane(queue: string, group: string): Promise<DashboardLane> {
+    return this.lanes.lane(queue, group);
+  }
+
+  ring(queue: string, count: number): Promise<string[]> {
+    return this.lanes.ring(queue, count);
+  }
+
+  head(queue: string, group: string): Promise<string | null> {
+    return this.lanes.peek(queue, group, 1).then((ids) => ids[0] ?? null);
+  }
+
+  dead(queue: string, offset: number, count: number): Promise<LaneJob[]> {
+    return this.lanes.dead(queue, { offset, count });
+  }
+}

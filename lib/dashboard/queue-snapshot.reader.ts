@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { LanesService, type LaneJob } from '../index';
+import {
+  PAYLOAD_PREVIEW_CHARS, SNAPSHOT_DEAD, SNAPSHOT_LANES, SNAPSHOT_POSITIONS, SNAPSHOT_RING,
+} from './dashboard.constants';
+import { DashboardLane, DashboardPosition, DashboardStats, LanesReads } from './lanes-reads';
+
+/** @internal A lane row of the page, with where its head job stands when known. */
+export type LaneRow = DashboardLane & { head?: { jobId: string; position: DashboardPosition | null } | null };
+
+/** @internal A dead letter as the page shows it (the payload cut to a preview). */
+export interface DeadRow {
+  id: string; group: string; attempt: number; submittedAt: number; lastError: string | null; payload: string;
+}
+
+/** @internal What one frame of the page holds for a queue. */
+export interface QueueSnapshot {
+  queue: string;
+  at: number;
+  stats: DashboardStats;
+  ring: string[];
+  lanes: LaneRow[];
+  dead: DeadRow[];
+  /** Host ms spent reading this snapshot from the server. */
+  readMs: number;
+}
+
+/**
+ * @internal Reads what the page shows of a queue, each part bounded by a page size, never by the
+ * number of lanes (top lanes, the head of the ring, the latest dead letters).
+ */
+@Injectable()
+export class QueueSnapshotReader {
+  readonly reads: LanesReads;
+
+  constructor(lanes: LanesService) {
+    this.reads = new LanesReads(lanes);
+  }
+
+  async snapshot(queue: string, laneCount = SNAPSHOT_LANES): Promise<QueueSnapshot> {
+    const started = Date.now();
+    const [stats, lanes, ring] = await Promise.all([
+      this.reads.stats(queue),
+      this.reads.topLanes(queue, laneCount),
+      this.reads.ring(queue, SNAPSHOT_RING),
+    ]);
+    const [rows, dead] = await Promise.all([
+      this.withHeads(queue, lanes, SNAPSHOT_POSITIONS),
+      this.latestDead(queue, stats.dead, SNAPSHOT_DEAD),
+    ]);
+    return { queue, at: Date.now(), stats, ring, lanes: rows, dead, readMs: Date.now() - started };
+  }
+
+  /** The first `count` rows get their head job's position; the rest go as they are. */
+  async withHeads(queue: string, lanes: DashboardLane[], count: number): Promise<LaneRow[]> {
+    return Promise.all(lanes.map(async (lane, i): Promise<LaneRow> => {
+      if (i >= count || lane.pending === 0) return lane;
+      return { ...lane, head: await this.headOf(queue, lane.group) };
+    }));
+  }
+
+  async headOf(queue: string, group: string): Promise<LaneRow['head']> {
+    const jobId = await this.reads.head(queue, group);
+    return jobId ? { jobId, position: await this.reads.position(queue, jobId) } : null;
+  }
+
+  /** The `count` most recent dead letters, newest first. */
+  async latestDead(queue: string, total: number, count: number): Promise<DeadRow[]> {
+    const jobs = await this.reads.dead(queue, Math.max(0, total - count), count);
+    return jobs.reverse().map(deadRow);
+  }
+}
+
+/** @internal A dead letter cut down for the page. */
+export function deadRow(job: LaneJob): DeadRow {
+  let payload: string;
+  try {
+    payload = JSON.stringify(job.payload) ?? '';
+  } catch {
+    payload = String(job.payload);
+  }
+  if (payload.length > PAYLOAD_PREVIEW_CHARS) payload = payload.slice(0, PAYLOAD_PREVIEW_CHARS) + '…';
+  return { id: job.id, group: job.group, attempt: job.attempt, submittedAt: job.submittedAt, lastError: job.lastError ?? null, payload };
+}

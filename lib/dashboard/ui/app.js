@@ -1,0 +1,326 @@
+// The EchoMQ dashboard page: reads its config, follows the live stream of one queue at a time,
+// and (unless read-only) sends changes. Plain modules, no framework, no build step.
+import { get, post, stream } from './api.js';
+import { backlogBar, drawRates, drawStack } from './chart.js';
+import { byId, clock, count, duration, el, fill, rate } from './dom.js';
+
+const state = {
+  config: null,
+  queue: null,
+  source: null,
+  frame: null,
+  laneCount: 50,
+  /** While a search or a longer list is shown, frames do not replace the lanes table. */
+  view: 'top',
+  search: null,
+  selected: null,
+  toastTimer: 0,
+};
+
+function toast(message, isError = false) {
+  const t = byId('toast');
+  t.textContent = message;
+  t.className = isError ? 'toast error' : 'toast';
+  t.hidden = false;
+  clearTimeout(state.toastTimer);
+  state.toastTimer = setTimeout(() => (t.hidden = true), isError ? 8000 : 4000);
+}
+
+function setLive(s) {
+  const live = byId('live');
+  live.className = `live ${s === 'on' ? 'on' : 'off'}`;
+  live.textContent = s === 'on' ? 'live' : s === 'closed' ? 'disconnected' : 'reconnecting…';
+}
+
+function dl(node, rows) {
+  fill(node, ...rows.flatMap(([k, v, cls]) => [el('dt', { text: k }), el('dd', { text: v, className: cls })]));
+}
+
+// ---- the queue's numbers ----
+
+function renderCards(frame) {
+  const s = frame.stats;
+  const { latest, spanMs } = drawRates(byId('chart'), frame.history || []);
+  dl(byId('totals'), [
+    ['submitted', count(s.totals.submitted)],
+    ['completed', count(s.totals.completed)],
+    ['retried', count(s.totals.retried)],
+    ['dead', count(s.totals.dead)],
+    ['completed/s (60 s)', rate(s.completedPerSec)],
+  ]);
+  dl(byId('states'), [
+    ['pending', count(s.pending)], ['scheduled', count(s.scheduled)], ['active', count(s.active)], ['dead', count(s.dead)],
+  ]);
+  drawStack(byId('states-bar'), [
+    { value: s.pending, className: 's-pending' }, { value: s.scheduled, className: 's-scheduled' },
+    { value: s.active, className: 's-active' }, { value: s.dead, className: 's-dead' },
+  ]);
+  dl(byId('lane-counts'), [
+    ['lanes', count(s.lanes)], ['in the ring', count(s.ringLength)], ['paused', count(s.pausedLanes)],
+    ...(s.paused ? [['queue', 'paused', 'paused']] : []),
+  ]);
+  byId('chart-span').textContent = spanMs ? `last ${duration(spanMs)}` : '';
+  fill(byId('chart-legend'),
+    el('span', { className: 'key completed', text: `completed ${latest ? rate(latest.completed) : '–'}/s` }),
+    el('span', { className: 'key retried', text: `retried ${latest ? rate(latest.retried) : '–'}/s` }),
+    el('span', { className: 'key dead', text: `dead ${latest ? rate(latest.dead) : '–'}/s` }));
+}
+
+function renderRing(frame) {
+  const ring = byId('ring');
+  if (frame.ring.length === 0) {
+    fill(ring, el('li', { className: 'empty', text: 'no lane is serviceable' }));
+    return;
+  }
+  const more = frame.stats.ringLength - frame.ring.length;
+  fill(ring, ...frame.ring.map((g) => el('li', { text: g, title: g })),
+    more > 0 ? el('li', { className: 'empty', text: `+ ${count(more)} more` }) : null);
+}
+
+// ---- lanes ----
+
+/** Why a lane is out of the ring, in words. */
+function laneState(lane) {
+  if (lane.inRing) return { text: 'in ring', out: false };
+  if (lane.paused) return { text: 'paused', out: true };
+  if (lane.pending === 0) return { text: 'empty', out: false };
+  if (lane.limit !== null && lane.active >= lane.limit) return { text: 'at ceiling', out: true };
+  if (lane.rate) return { text: 'at rate', out: true };
+  return { text: 'out of ring', out: true };
+}
+
+function pausedCell(lane) {
+  if (!lane.paused) return '';
+  const parts = [lane.pausedUntil ? `until ${clock(lane.pausedUntil)}` : 'until resumed'];
+  if (lane.pauseReason) parts.push(lane.pauseReason);
+  return parts.join(' · ');
+}
+
+function headCell(lane) {
+  if (lane.pending === 0) return '';
+  if (!lane.head) return lane.head === null ? '' : '…';
+  const p = lane.head.position;
+  if (!p) return lane.head.jobId;
+  if (p.ringIndex === null) return 'waits: lane out of ring';
+  const wait = p.estimatedWaitMs === null ? 'no rate yet' : `~${duration(p.estimatedWaitMs)}`;
+  return `${p.exact ? '' : '≤ '}${count(p.ahead)} ahead · ${wait}`;
+}
+
+function laneRow(lane, maxPending) {
+  const s = laneState(lane);
+  const cells = [
+    el('td', { className: 'name' }, el('span', { text: lane.group }), el('span', { className: s.out ? 'state out' : 'state', text: s.text })),
+    el('td', { className: 'n' }, el('span', { className: 'backlog' }, backlogBar(lane.pending, maxPending), el('span', { text: count(lane.pending) }))),
+    el('td', { className: 'n', text: count(lane.active) }),
+    el('td', { className: 'n', text: count(lane.weight) }),
+    el('td', { className: 'n', text: lane.limit === null ? '–' : count(lane.limit) }),
+    el('td', { text: lane.rate ? `${count(lane.rate.max)} / ${duration(lane.rate.perMs)}` : '–' }),
+    el('td', { className: lane.paused ? 'paused' : '', text: pausedCell(lane) }),
+    el('td', { text: headCell(lane) }),
+  ];
+  if (!state.config.readOnly) {
+    cells.push(el('td', { className: 'act' }, el('button', { type: 'button', text: 'Steer', 'data-lane': lane.group, onclick: () => openPanel(lane) })));
+  }
+  return el('tr', { 'data-lane': lane.group }, cells);
+}
+
+function renderLanes(lanes, note, canMore) {
+  const body = byId('lanes').tBodies[0];
+  const max = lanes.reduce((m, l) => Math.max(m, l.pending), 0);
+  const cols = state.config.readOnly ? 8 : 9;
+  if (lanes.length === 0) fill(body, el('tr', { className: 'empty' }, el('td', { colspan: cols, text: 'no lanes' })));
+  else fill(body, ...lanes.map((l) => laneRow(l, max)));
+  byId('lanes-note').textContent = note;
+  byId('lanes-more').hidden = !canMore;
+}
+
+function renderTopLanes(frame) {
+  if (state.view !== 'top') return;
+  const total = frame.stats.lanes;
+  renderLanes(frame.lanes, `the ${count(frame.lanes.length)} with most pending, of ${count(total)} lanes`, frame.lanes.length < total && state.laneCount < 1000);
+}
+
+async function showMore() {
+  state.laneCount = Math.min(1000, state.laneCount * 4);
+  state.view = 'more';
+  try {
+    const lanes = await get('lanes', { queue: state.queue, count: state.laneCount });
+    renderLanes(lanes, `the ${count(lanes.length)} with most pending (refreshed on request)`, lanes.length >= state.laneCount && state.laneCount < 1000);
+    byId('search-clear').hidden = false;
+  } catch (err) {
+    toast(err.message, true);
+  }
+}
+
+async function runSearch(text, cursor) {
+  try {
+    const r = await get('search', { queue: state.queue, q: text, cursor });
+    state.view = 'search';
+    const rows = cursor ? [...state.search.rows, ...r.matches] : [...(r.exact ? [r.exact] : []), ...r.matches];
+    state.search = { text, cursor: r.cursor, rows };
+    const note = rows.length === 0 ? `no lane named or containing “${text}”` : `${count(rows.length)} ${rows.length === 1 ? 'lane' : 'lanes'} for “${text}”`;
+    renderLanes(rows, r.cursor ? `${note} so far (looked through part of the queue)` : note, false);
+    const more = byId('lanes-more');
+    if (r.cursor) {
+      more.hidden = false;
+      more.textContent = 'Look further';
+    }
+    byId('search-clear').hidden = false;
+  } catch (err) {
+    toast(err.message, true);
+  }
+}
+
+function backToTop() {
+  state.view = 'top';
+  state.search = null;
+  state.laneCount = 50;
+  byId('search-text').value = '';
+  byId('search-clear').hidden = true;
+  byId('lanes-more').textContent = 'Show more';
+  if (state.frame) renderTopLanes(state.frame);
+}
+
+// ---- dead letters ----
+
+function renderDead(frame) {
+  const body = byId('dead').tBodies[0];
+  byId('dead-note').textContent = frame.stats.dead > frame.dead.length ? `latest ${count(frame.dead.length)} of ${count(frame.stats.dead)}` : '';
+  const cols = state.config.readOnly ? 5 : 6;
+  if (frame.dead.length === 0) {
+    fill(body, el('tr', { className: 'empty' }, el('td', { colspan: cols, text: 'none' })));
+    return;
+  }
+  fill(body, ...frame.dead.map((d) => el('tr', {},
+    el('td', {}, el('code', { text: d.id })),
+    el('td', { className: 'name', text: d.group }),
+    el('td', { className: 'n', text: count(d.attempt) }),
+    el('td', { className: 'err', text: d.lastError ?? '' }),
+    el('td', { className: 'payload', text: d.payload }),
+    state.config.readOnly ? null : el('td', { className: 'act' }, el('button', { type: 'button', text: 'Retry', onclick: () => retry(d) })),
+  )));
+}
+
+// ---- actions ----
+
+async function act(path, body, done) {
+  try {
+    const lane = await post(path, { queue: state.queue, ...body }, state.config.actionHeader);
+    toast(done);
+    if (lane && lane.group !== undefined && state.selected === lane.group) describeLane(lane);
+    return lane;
+  } catch (err) {
+    toast(err.message, true);
+    return null;
+  }
+}
+
+function retry(d) {
+  act('retry', { jobId: d.id }, `Job ${d.id} is back in lane ${d.group}`);
+}
+
+function describeLane(lane) {
+  const s = laneState(lane);
+  byId('panel-state').textContent = `${count(lane.pending)} pending, ${count(lane.active)} active, weight ${lane.weight}, `
+    + `ceiling ${lane.limit ?? 'none'}, ${lane.rate ? `rate ${lane.rate.max} per ${duration(lane.rate.perMs)}` : 'no rate'}; ${s.text}`
+    + (lane.paused ? ` (${pausedCell(lane)})` : '');
+}
+
+function openPanel(lane) {
+  state.selected = lane.group;
+  byId('panel-lane').textContent = lane.group;
+  describeLane(lane);
+  const panel = byId('panel');
+  panel.hidden = false;
+  panel.scrollIntoView({ block: 'nearest' });
+}
+
+function wirePanel() {
+  const form = (id, handler) => byId(id).addEventListener('submit', (e) => {
+    e.preventDefault();
+    handler(new FormData(e.target));
+  });
+  const group = () => state.selected;
+  form('f-pause', (f) => {
+    const minutes = f.get('minutes');
+    const reason = f.get('reason');
+    const body = { group: group() };
+    if (minutes !== '') body.forMs = Math.round(Number(minutes) * 60_000);
+    if (reason !== '') body.reason = reason;
+    act('pause', body, `Paused lane ${group()}${body.forMs ? ` for ${duration(body.forMs)}` : ''}`);
+  });
+  byId('f-resume').addEventListener('click', () => act('resume', { group: group() }, `Resumed lane ${group()}`));
+  form('f-weight', (f) => act('weight', { group: group(), weight: Number(f.get('weight')) }, `Lane ${group()} has weight ${f.get('weight')}`));
+  form('f-limit', (f) => {
+    const v = f.get('limit');
+    act('limit', { group: group(), limit: v === '' ? null : Number(v) }, v === '' ? `Lane ${group()} has no ceiling` : `Lane ${group()} has ceiling ${v}`);
+  });
+  form('f-rate', (f) => {
+    const rateBody = { max: Number(f.get('max')), perMs: Math.round(Number(f.get('seconds')) * 1000) };
+    act('rate', { group: group(), rate: rateBody }, `Lane ${group()}: at most ${rateBody.max} per ${duration(rateBody.perMs)}`);
+  });
+  byId('f-unrate').addEventListener('click', () => act('rate', { group: group(), rate: null }, `Lane ${group()} has no rate ceiling`));
+  byId('panel-close').addEventListener('click', () => {
+    byId('panel').hidden = true;
+    state.selected = null;
+  });
+}
+
+// ---- frames and queues ----
+
+function render(frame) {
+  state.frame = frame;
+  renderCards(frame);
+  renderRing(frame);
+  renderTopLanes(frame);
+  renderDead(frame);
+  document.body.dataset.frameAt = String(frame.at);
+}
+
+function selectQueue(queue) {
+  if (state.source) state.source.close();
+  state.queue = queue;
+  state.frame = null;
+  backToTop();
+  for (const b of byId('queues').querySelectorAll('button')) b.setAttribute('aria-current', String(b.dataset.queue === queue));
+  document.title = `${queue} · EchoMQ lanes`;
+  state.source = stream(queue, render, setLive);
+}
+
+async function main() {
+  try {
+    state.config = await get('config');
+  } catch (err) {
+    setLive('closed');
+    toast(`Could not load the dashboard: ${err.message}`, true);
+    return;
+  }
+  const { queues, readOnly } = state.config;
+  byId('mode').textContent = readOnly ? 'read-only' : 'can change lanes';
+  if (readOnly) {
+    byId('panel').remove();
+    for (const th of document.querySelectorAll('th.act')) th.remove();
+  } else {
+    wirePanel();
+  }
+  fill(byId('queues'), ...queues.map((q) => el('button', { type: 'button', text: q, 'data-queue': q, onclick: () => selectQueue(q) })));
+  byId('search').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const text = byId('search-text').value.trim();
+    if (text) runSearch(text);
+    else backToTop();
+  });
+  byId('search-clear').addEventListener('click', backToTop);
+  byId('lanes-more').addEventListener('click', () => (state.view === 'search' ? runSearch(state.search.text, state.search.cursor) : showMore()));
+  byId('search-text').disabled = false;
+  byId('search-go').disabled = false;
+  if (queues.length === 0) {
+    setLive('closed');
+    toast('No queue to show: pass queues to EchoMqDashboardModule.forRoot, or add a @LaneConsumer.', true);
+    return;
+  }
+  const wanted = new URLSearchParams(location.search).get('queue');
+  selectQueue(queues.includes(wanted) ? wanted : queues[0]);
+}
+
+main();

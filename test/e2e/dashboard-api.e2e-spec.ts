@@ -1,0 +1,185 @@
+import { CanActivate, ExecutionContext, INestApplication, Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { get as httpGet, IncomingMessage } from 'http';
+import request from 'supertest';
+import { EchoMqModule, LaneConsumer, LanesService } from '../../lib';
+import { DASHBOARD_ACTION_HEADER, EchoMqDashboardModule, EchoMqDashboardOptions } from '../../lib/dashboard';
+import { CapturingLogger, nestFixture } from '../support/nest';
+
+const TOKEN = 'api-test-token';
+
+@Injectable()
+class TokenGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return context.switchToHttp().getRequest<{ query: Record<string, unknown> }>().query.token === TOKEN;
+  }
+}
+
+@LaneConsumer('found-by-discovery')
+@Injectable()
+class IdleWorker {
+  async handle(): Promise<void> {}
+}
+
+const ACTIONS: [string, Record<string, unknown>][] = [
+  ['pause', { group: 'acme', forMs: 60_000, reason: 'r' }],
+  ['resume', { group: 'acme' }],
+  ['weight', { group: 'acme', weight: 5 }],
+  ['limit', { group: 'acme', limit: 2 }],
+  ['rate', { group: 'acme', rate: { max: 1, perMs: 1000 } }],
+  ['retry', { jobId: 'JOB00000000001' }],
+];
+
+describe('dashboard HTTP API', () => {
+  const fixture = nestFixture();
+
+  async function boot(options: EchoMqDashboardOptions, providers: unknown[] = []): Promise<{ app: INestApplication; lanes: LanesService }> {
+    const logger = new CapturingLogger();
+    @Module({ providers: providers as never[] })
+    class Extra {}
+    const mod = await Test.createTestingModule({
+      imports: [EchoMqModule.forRoot({ connection: fixture.server.url, logger }), EchoMqDashboardModule.forRoot(options), Extra],
+    }).compile();
+    const app = mod.createNestApplication({ logger });
+    fixture.apps.push(app);
+    await app.init();
+    return { app, lanes: app.get(LanesService) };
+  }
+
+  it('refuses to boot writable without a guard, saying what to add', () => {
+    expect(() => EchoMqDashboardModule.forRoot({ readOnly: false })).toThrow(/needs a guard: add `guard: YourAuthGuard`/);
+    expect(() => EchoMqDashboardModule.forRoot({ path: '/a b' })).toThrow(/path must look like/);
+    expect(() => EchoMqDashboardModule.forRoot({ queues: [''] })).toThrow(/queues must be an array/);
+  });
+
+  it('serves the page with a CSP that allows no inline script, and its files from the package', async () => {
+    const { app } = await boot({ queues: ['shop'] });
+    const http = request(app.getHttpServer());
+    const redirect = await http.get('/echomq?token=abc');
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.location).toBe('/echomq/?token=abc');
+
+    const page = await http.get('/echomq/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const csp = page.headers['content-security-policy'];
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    expect(csp).toContain("require-trusted-types-for 'script'");
+    expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(page.text).not.toMatch(/\son[a-z]+=|https?:\/\//);
+
+    const js = await http.get('/echomq/assets/app.js');
+    expect(js.status).toBe(200);
+    expect(js.headers['content-type']).toMatch(/^text\/javascript/);
+    expect((await http.get('/echomq/assets/app.css')).headers['content-type']).toMatch(/^text\/css/);
+    for (const bad of ['/echomq/assets/index.html', '/echomq/assets/..%2Fdashboard.controller.ts', '/echomq/assets/nope.js']) {
+      expect((await http.get(bad)).status).toBe(404);
+    }
+  });
+
+  it('read-only (the default): every change is refused with 403 and changes nothing', async () => {
+    const { app, lanes } = await boot({ queues: ['shop'] });
+    await lanes.submit('shop', 'acme', { n: 1 });
+    const before = await lanes.lane('shop', 'acme');
+    const http = request(app.getHttpServer());
+    expect((await http.get('/echomq/api/config')).body).toEqual({ queues: ['shop'], readOnly: true, actionHeader: DASHBOARD_ACTION_HEADER });
+    for (const [action, body] of ACTIONS) {
+      const res = await http.post(`/echomq/api/${action}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', ...body });
+      expect([action, res.status]).toEqual([action, 403]);
+      expect(res.body.message).toMatch(/read-only/);
+    }
+    expect(await lanes.lane('shop', 'acme')).toEqual(before);
+  });
+
+  it('writable: a change needs both the action header and the guard', async () => {
+    const { app, lanes } = await boot({ queues: ['shop'], readOnly: false, guard: TokenGuard });
+    await lanes.submit('shop', 'acme', { n: 1 });
+    const http = request(app.getHttpServer());
+    const noHeader = await http.post(`/echomq/api/weight?token=${TOKEN}`).send({ queue: 'shop', group: 'acme', weight: 4 });
+    expect(noHeader.status).toBe(403);
+    expect(noHeader.body.message).toContain(DASHBOARD_ACTION_HEADER);
+    const noToken = await http.post('/echomq/api/weight').set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', group: 'acme', weight: 4 });
+    expect(noToken.status).toBe(403);
+    expect((await lanes.lane('shop', 'acme')).weight).toBe(1);
+
+    const ok = await http.post(`/echomq/api/weight?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', group: 'acme', weight: 4 });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ group: 'acme', weight: 4, pending: 1 });
+    expect((await lanes.lane('shop', 'acme')).weight).toBe(4);
+
+    // Bad input: the engine's message, naming the argument, as a 400; nothing written.
+    const bad = await http.post(`/echomq/api/limit?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', group: 'acme', limit: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'limit' });
+    expect((await lanes.lane('shop', 'acme')).limit).toBeNull();
+
+    // The guard covers the reads too, and a queue the dashboard does not show is not there.
+    expect((await http.get('/echomq/api/config')).status).toBe(403);
+    expect((await http.get('/echomq/api/stream?queue=shop')).status).toBe(403);
+    expect((await http.get(`/echomq/api/snapshot?queue=other&token=${TOKEN}`)).status).toBe(404);
+    expect((await http.get(`/echomq/api/stream?queue=other&token=${TOKEN}`)).status).toBe(404);
+    expect((await http.get(`/echomq/api/lanes?queue=shop&count=0&token=${TOKEN}`)).body).toMatchObject({ statusCode: 400, argument: 'count' });
+    const other = await http.post(`/echomq/api/pause?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'other', group: 'acme' });
+    expect(other.status).toBe(404);
+  });
+
+  it('shows the queues of the app\'s consumers when no queues are given', async () => {
+    const { app } = await boot({ path: 'ops/queues' }, [IdleWorker]);
+    const res = await request(app.getHttpServer()).get('/ops/queues/api/config');
+    expect(res.body.queues).toEqual(['found-by-discovery']);
+  });
+
+  it('streams frames over SSE, coalescing a burst of changes into a few frames', async () => {
+    const { app, lanes } = await boot({ queues: ['shop'] });
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as { port: number };
+    const frames: { at: number; pending: number }[] = [];
+    let res: IncomingMessage | undefined;
+    const first = new Promise<void>((resolve, reject) => {
+      httpGet({ host: '127.0.0.1', port, path: '/echomq/api/stream?queue=shop' }, (r) => {
+        res = r;
+        expect(r.headers['content-type']).toMatch(/^text\/event-stream/);
+        let buf = '';
+        r.setEncoding('utf8');
+        r.on('data', (chunk: string) => {
+          buf += chunk;
+          let end: number;
+          while ((end = buf.indexOf('\n\n')) >= 0) {
+            const event = buf.slice(0, end);
+            buf = buf.slice(end + 2);
+            const data = event.split('\n').find((l) => l.startsWith('data: '));
+            if (data) frames.push({ at: Date.now(), pending: JSON.parse(data.slice(6)).stats.pending });
+            resolve();
+          }
+        });
+      }).on('error', reject);
+    });
+    await first;
+    expect(frames[0].pending).toBe(0);
+    // A burst: 300 submits over about 1.5 s, each a change (the stream looks twice a second).
+    const started = Date.now();
+    for (let i = 0; i < 300; i++) {
+      await lanes.submit('shop', `t${i % 30}`, { i });
+      if (i % 20 === 19) await new Promise((r) => setTimeout(r, 100));
+    }
+    const burstMs = Date.now() - started;
+    await new Promise<void>((resolve, reject) => {
+      const deadline = setTimeout(() => reject(new Error(`last frame shows ${frames[frames.length - 1].pending} pending`)), 6_000);
+      const check = setInterval(() => {
+        if (frames[frames.length - 1].pending === 300) {
+          clearTimeout(deadline);
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+    });
+    res?.destroy();
+    const during = frames.slice(1);
+    // NOTE: one frame per 1.5 s at most (leading and trailing edges), whatever the number of changes.
+    expect(during.length).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1_500) + 1);
+    expect(during.length).toBeGreaterThanOrEqual(1);
+    for (let i = 1; i < during.length; i++) expect(during[i].at - during[i - 1].at).toBeGreaterThan(1_200);
+    expect(burstMs).toBeGreaterThan(1_000);
+  });
+});
