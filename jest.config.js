@@ -1,4 +1,4 @@
-/** Jest projects: unit (no Redis), integration (Lua on a real server), e2e (Nest apps), faults. */
+/** Jest projects: unit (no Redis), integration (Lua on a real server), e2e (Nest apps), faults, pack (the npm tarball). */
 const common = {
   preset: 'ts-jest',
   testEnvironment: 'node',
@@ -6,7 +6,7 @@ const common = {
   testTimeout: 60_000,
   moduleFileExtensions: ['ts', 'js', 'json'],
   // The sample imports the public entry by its package name; tests run it against the sources.
-  moduleNameMapper: { '^@echomq/nestjs$': '<rootDir>/lib/index.ts', '^@echomq/nestjs/dashboard$': '<rootDir>/lib/dashboard/index.ts' },
+  moduleNameMapper: { '^@echomq/nestjs$': '<rootDir>/lib/index.ts', '^@echomq/nestjs/(metrics|health|dashboard)$': '<rootDir>/lib/$1/index.ts' },
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
 };
 
@@ -17,5 +17,6 @@ module.exports = {
     { ...common, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'] },
     { ...common, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.spec.ts'] },
+    { ...common, displayName: 'pack', testMatch: ['<rootDir>/test/pack/**/*.spec.ts'] },
   ],
 };

@@ -23,6 +23,10 @@ export const NAME_MAX_BYTES = 200;
 export const DEDUP_MAX_BYTES = 1024;
 /** @internal Characters of a failure reason that are kept. */
 export const ERROR_MAX_CHARS = 4096;
+/** @internal Metadata key written by `@OnLaneEvent` (a list on the class). */
+export const LANE_EVENT_METADATA = 'echomq:lane_event';
+/** @internal `ExecutionContext.getType()` of a job run through Nest's interceptors. */
+export const ECHOMQ_CONTEXT_TYPE = 'echomq';
 /** @internal Longest a completed row may be kept: 30 days. */
 export const MAX_KEEP_COMPLETED_MS = 30 * 24 * 3600 * 1000;
 /** @internal Longest waitFor may wait: a day. */

@@ -68,6 +68,21 @@ export const duplicateConsumer = (className: string, queue: string): string =>
 export const scopedConsumer = (className: string): string =>
   `${className} is a request-scoped or transient @LaneConsumer; consumers must be singletons. It was skipped.`;
 
+export const unknownLaneEvent = (className: string, method: string, event: unknown): string =>
+  `${className}.${method} is marked @OnLaneEvent(${show(event)}), which is not an event; use 'active', 'completed', 'failed' or 'lost'.`;
+
+export const laneEventNotMethod = (className: string, member: string): string =>
+  `${className}.${member} is marked @OnLaneEvent() but is not a method. Put @OnLaneEvent on a method of the class.`;
+
+export const laneEventWithoutConsumer = (className: string): string =>
+  `${className} has @OnLaneEvent() methods but is not marked @LaneConsumer(queue). @OnLaneEvent requires @LaneConsumer.`;
+
+export const laneEventFailed = (listener: string, event: string, jobId: string, reason: string): string =>
+  `${listener} (on '${event}' of job ${jobId}) threw: ${reason}. The job's outcome is unchanged.`;
+
+export const missingOptionalPeer = (pkg: string, entry: string): string =>
+  `${entry} needs the package "${pkg}", which is not installed. Install it (npm install ${pkg}) to use ${entry}; the main entry @echomq/nestjs works without it.`;
+
 export const waitTimedOut = (queue: string, jobId: string, ms: number): string =>
   `waitFor timed out after ${ms} ms: job ${jobId} of queue "${queue}" has not completed or died yet (it may still).`;
 

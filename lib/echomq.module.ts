@@ -9,6 +9,7 @@ import type { EchoMqModuleOptions } from './interfaces';
 import { LanesService } from './lanes.service';
 import { EchoMqConnections } from './redis/echomq-connections';
 import { ClaimLoopOrchestrator } from './runner/claim-loop.orchestrator';
+import { JobObservers } from './runner/job-observers';
 
 /**
  * Fair job lanes on Valkey/Redis. Import once at the root with `EchoMqModule.forRoot({...})` or
@@ -25,7 +26,10 @@ import { ClaimLoopOrchestrator } from './runner/claim-loop.orchestrator';
     EchoMqMetadataAccessor,
     LaneConsumerExplorer,
     ClaimLoopOrchestrator,
+    JobObservers,
   ],
-  exports: [LanesService],
+  // NOTE: beyond LanesService, what the optional subpaths (metrics, health) inject; none of it is
+  // exported by the package's main entry.
+  exports: [LanesService, ClaimLoopOrchestrator, JobObservers, ECHOMQ_REDIS_CLIENT],
 })
 export class EchoMqModule extends EchoMqConfigurableModule {}

@@ -1,6 +1,7 @@
 export { EchoMqModule } from './echomq.module';
 export { LanesService } from './lanes.service';
-export { LaneConsumer, Weighted, laneConsumerQueueOf } from './decorators';
+export { LaneConsumer, Weighted, OnLaneEvent, laneConsumerQueueOf } from './decorators';
+export type { LaneEventName } from './decorators';
 export { EchoMqError } from './errors';
 export type { EchoMqErrorCode, EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';

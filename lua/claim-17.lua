@@ -31,6 +31,7 @@
   ARGV[4] promoteMax how many due scheduled jobs to promote first, at most
 
   Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
+  (last_error is the pair { last_error, tc } for a job submitted with a trace context)
   dueIn is how many ms until the earliest scheduled job or lane timer falls due (server clock), -1
   when none. While the queue is paused: { leaseUntil, -1 } and nothing is done.
   Clock: server TIME for the lease, for what is due and for rate windows.

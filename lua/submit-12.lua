@@ -22,6 +22,7 @@
   ARGV[6] delayMs     0 to admit now
   ARGV[7] maxAttempts 0 to use the caller's default at fail/reap time
   ARGV[8] own         '1' when the caller supplied the id (a taken id is then a duplicate)
+  ARGV[9] tc          optional: the W3C trace context of the submit, kept as row field `tc`
 
   Reply: { status, id }, status 'ok' | 'dup' | 'collide'.
   Clock: server TIME (submitted_at, due time of a delayed job).
@@ -40,7 +41,7 @@ if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .
   return redis.error_reply('ERR echomq: submit arguments do not match its keys')
 end
 local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, nowMs(),
-  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10])
+  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9])
 if status == 'ok' then
   rcall('HINCRBY', KEYS[12], 'submitted', '1')
   if laned then rcall('ZINCRBY', KEYS[11], '1', group) end

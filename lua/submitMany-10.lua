@@ -15,7 +15,8 @@
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] count      n, the number of jobs
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
-  own ('1' when the caller supplied the id)
+  own ('1' when the caller supplied the id); or 8 per job when some job of the chunk has a trace
+  context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`
 
   Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'.
   Clock: server TIME.
@@ -28,11 +29,13 @@ local rcall = redis.call
 
 local base = ARGV[1]
 local n = tonumber(ARGV[2])
-if KEYS[1] ~= base .. 'ring' or not n or n < 0 or #ARGV ~= 2 + n * 7 then
+local stride = 7
+if n and n > 0 and #ARGV == 2 + n * 8 then stride = 8 end
+if KEYS[1] ~= base .. 'ring' or not n or n < 0 or #ARGV ~= 2 + n * stride then
   return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
 end
 for i = 0, n - 1 do
-  local d, m = tonumber(ARGV[3 + i * 7 + 4]), tonumber(ARGV[3 + i * 7 + 5])
+  local d, m = tonumber(ARGV[3 + i * stride + 4]), tonumber(ARGV[3 + i * stride + 5])
   if not d or d < 0 or not m or m < 0 then
     return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad number')
   end
@@ -41,10 +44,12 @@ local now = nowMs()
 local out = {}
 local added, groups, admitted = {}, {}, 0
 for i = 0, n - 1 do
-  local o = 3 + i * 7
+  local o = 3 + i * stride
+  local tc
+  if stride == 8 then tc = ARGV[o + 7] end
   local status, jobId, laned = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
     tonumber(ARGV[o + 4]), tonumber(ARGV[o + 5]), ARGV[o + 6] == '1', now,
-    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
+    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], tc)
   out[#out + 1] = status
   out[#out + 1] = jobId
   if status == 'ok' then

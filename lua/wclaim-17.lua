@@ -28,6 +28,7 @@
   ARGV[4] promoteMax how many due scheduled jobs to promote first, at most
 
   Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
+  (last_error is the pair { last_error, tc } for a job submitted with a trace context)
   dueIn as claim's: ms until the earliest scheduled job or lane timer falls due, -1 when none.
   While the queue is paused: { leaseUntil, -1 } and nothing is done.
   Clock: server TIME.

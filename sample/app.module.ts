@@ -1,11 +1,16 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
 import { EchoMqModule } from '@echomq/nestjs';
+import { EchoMqHealthIndicator } from '@echomq/nestjs/health';
+import { EchoMqMetricsModule } from '@echomq/nestjs/metrics';
 import { EchoMqDashboardModule } from '@echomq/nestjs/dashboard';
 import { DashboardTokenGuard } from './dashboard-token.guard';
 import { EchoMqErrorFilter } from './echomq-error.filter';
 import { GUESS_QUEUE } from './guess';
 import { GuessesController } from './guesses.controller';
+import { HealthController } from './health.controller';
+import { MetricsController } from './metrics.controller';
 import { PlayersController } from './players.controller';
 import { ScoreService } from './score.service';
 import { SCORING_COST_MS, ScoreWorker } from './score.worker';
@@ -21,11 +26,15 @@ import { SCORING_COST_MS, ScoreWorker } from './score.worker';
         keepCompletedMs: 600_000,
       }),
     }),
+    // NOTE: the queues' totals and gauges are read from the server at each scrape of GET /metrics.
+    EchoMqMetricsModule.forRoot(),
+    TerminusModule,
     // The live operator page at /echomq; it may change lanes, so it needs the token guard.
     EchoMqDashboardModule.forRoot({ path: '/echomq', queues: [GUESS_QUEUE], readOnly: false, guard: DashboardTokenGuard }),
   ],
-  controllers: [GuessesController, PlayersController],
+  controllers: [GuessesController, PlayersController, MetricsController, HealthController],
   providers: [
+    EchoMqHealthIndicator,
     ScoreService,
     ScoreWorker,
     { provide: SCORING_COST_MS, useFactory: () => Math.max(Number(process.env.SCORING_COST_MS) || 0, 0) },

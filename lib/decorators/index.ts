@@ -1,2 +1,3 @@
 export * from './lane-consumer.decorator';
 export * from './weighted.decorator';
+export * from './on-lane-event.decorator';

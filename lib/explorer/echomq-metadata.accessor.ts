@@ -1,6 +1,7 @@
 import { Injectable, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { LANE_CONSUMER_METADATA, WEIGHTED_METADATA } from '../echomq.constants';
+import type { LaneEventMetadata } from '../decorators/on-lane-event.decorator';
+import { LANE_CONSUMER_METADATA, LANE_EVENT_METADATA, WEIGHTED_METADATA } from '../echomq.constants';
 import type { LaneConsumerMetadata } from '../interfaces';
 
 /** @internal Every read of EchoMQ's decorator metadata. */
@@ -16,5 +17,10 @@ export class EchoMqMetadataAccessor {
   /** Whether a class is marked `@Weighted()`. */
   isWeighted(target: Type<unknown> | Function): boolean {
     return this.reflector.get<boolean | undefined>(WEIGHTED_METADATA, target) === true;
+  }
+
+  /** The `@OnLaneEvent` uses of a class (its own and its parents'), in declaration order. */
+  getLaneEvents(target: Type<unknown> | Function): LaneEventMetadata[] {
+    return this.reflector.get<LaneEventMetadata[] | undefined>(LANE_EVENT_METADATA, target) ?? [];
   }
 }

@@ -1,15 +1,18 @@
 import { Inject, Injectable, LoggerService, OnModuleInit } from '@nestjs/common';
 import { echoMqLogger } from '../echomq.logger';
-import { DiscoveryService } from '@nestjs/core';
+import { DiscoveryService, ExternalContextCreator } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { ECHOMQ_MODULE_OPTIONS, MAX_KEEP_COMPLETED_MS } from '../echomq.constants';
 import {
-  duplicateConsumer, invalidConsumerOption, invalidConsumerQueue, missingHandle, scopedConsumer, weightedWithoutConsumer,
+  duplicateConsumer, invalidConsumerOption, invalidConsumerQueue, laneEventNotMethod, laneEventWithoutConsumer, missingHandle,
+  scopedConsumer, unknownLaneEvent, weightedWithoutConsumer,
 } from '../echomq.messages';
+import { LANE_EVENT_NAMES, LaneEventListeners } from '../events/lane-event-listeners';
 import { EchoMqError } from '../errors';
 import type { LaneConsumerDescriptor, LaneConsumerMetadata, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
 import { checkName } from '../validation/validate';
 import { EchoMqMetadataAccessor } from './echomq-metadata.accessor';
+import { createLaneHandler } from './lane-handler.factory';
 
 /**
  * @internal Finds the `@LaneConsumer` providers at module init and validates them; it starts
@@ -24,6 +27,7 @@ export class LaneConsumerExplorer implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly accessor: EchoMqMetadataAccessor,
     @Inject(ECHOMQ_MODULE_OPTIONS) options: ResolvedEchoMqOptions,
+    private readonly contexts: ExternalContextCreator,
   ) {
     this.logger = echoMqLogger(options);
   }
@@ -49,6 +53,7 @@ export class LaneConsumerExplorer implements OnModuleInit {
       const className = target.name || 'AnonymousClass';
       if (!meta) {
         if (weighted) throw new EchoMqError(weightedWithoutConsumer(className));
+        if (this.accessor.getLaneEvents(target).length > 0) throw new EchoMqError(laneEventWithoutConsumer(className));
         continue;
       }
       if (!wrapper.isDependencyTreeStatic()) {
@@ -60,7 +65,10 @@ export class LaneConsumerExplorer implements OnModuleInit {
       // NOTE: the same instance can be reached through more than one module's wrapper (re-exports).
       if (seen.has(instance)) continue;
       seen.add(instance);
-      found.push(this.describe(className, meta, weighted, instance));
+      const consumer = this.describe(className, meta, weighted, instance);
+      const events = this.listenersOf(className, target, instance);
+      if (events) consumer.events = events;
+      found.push(consumer);
     }
     const keys = new Set<string>();
     for (const c of found) {
@@ -103,7 +111,25 @@ export class LaneConsumerExplorer implements OnModuleInit {
       maxAttempts: int('maxAttempts', meta.maxAttempts, 1, 1_000_000),
       keepCompletedMs: int('keepCompletedMs', meta.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS),
       weighted,
-      handler: (job: LaneJob) => (handle as (j: LaneJob) => unknown).call(instance, job),
+      handler: createLaneHandler(this.contexts, instance, handle as (job: LaneJob) => unknown),
     };
+  }
+
+  /** The class's `@OnLaneEvent` methods bound to the instance; a wrong event or a non-method fails the boot. */
+  private listenersOf(className: string, target: Function, instance: Record<string | symbol, unknown>): LaneEventListeners | undefined {
+    const uses = this.accessor.getLaneEvents(target);
+    if (uses.length === 0) return undefined;
+    const listeners: LaneEventListeners = {};
+    for (const { event, method } of uses) {
+      const member = String(method);
+      if (!(LANE_EVENT_NAMES as readonly string[]).includes(event)) {
+        throw new EchoMqError(unknownLaneEvent(className, member, event), { code: 'MISCONFIGURED', argument: 'event' });
+      }
+      const fn = instance[method];
+      if (typeof fn !== 'function') throw new EchoMqError(laneEventNotMethod(className, member), { code: 'MISCONFIGURED', argument: 'event' });
+      const list = (listeners[event as keyof LaneEventListeners] ??= []);
+      list.push({ name: `${className}.${member}`, fn: (...args: unknown[]) => (fn as (...a: unknown[]) => unknown).apply(instance, args) });
+    }
+    return listeners;
   }
 }

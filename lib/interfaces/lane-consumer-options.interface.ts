@@ -25,6 +25,8 @@ export interface LaneConsumerDescriptor {
   maxAttempts?: number;
   keepCompletedMs?: number;
   weighted: boolean;
-  /** The bound handle(job) method. */
+  /** The bound handle(job) method (wrapped by the consumer's interceptors when it runs in an app). */
   handler: (job: import('./lane-job.interface').LaneJob) => unknown;
+  /** The consumer's `@OnLaneEvent` methods, bound; absent when it has none. */
+  events?: import('../events/lane-event-listeners').LaneEventListeners;
 }

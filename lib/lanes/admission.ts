@@ -5,6 +5,7 @@ import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
 import type { AdmitArgs } from '../scripts/lane-scripts';
 import { checkDedupKey, checkJobId, checkName, checkOptInt, checkOptions, encodePayload } from '../validation/validate';
+import { captureTraceContext } from '../tracing/job-tracing';
 import type { LaneContext } from './lane-context';
 
 const MAX_DELAY_MS = 10 * 365 * 24 * 3600 * 1000;
@@ -68,6 +69,11 @@ export class LaneAdmission {
     const delayMs = checkOptInt(argPrefix + 'opts.delayMs', opts.delayMs, 0, MAX_DELAY_MS, queue) ?? 0;
     const maxAttempts = checkOptInt(argPrefix + 'opts.maxAttempts', opts.maxAttempts, 1, 1_000_000, queue) ?? 0;
     const json = encodePayload(payload, this.ctx.options.maxPayloadBytes, queue, argPrefix + 'payload');
-    return { id, group: g, payload: json, dedupKey, delayMs, maxAttempts, own };
+    const args: AdmitArgs = { id, group: g, payload: json, dedupKey, delayMs, maxAttempts, own };
+    const tc = captureTraceContext();
+    // NOTE: the trace context rides in the row with the payload, within the payload limit: when
+    // both would not fit, the job goes untraced rather than refused.
+    if (tc !== undefined && Buffer.byteLength(json) + tc.length <= this.ctx.options.maxPayloadBytes) args.tc = tc;
+    return args;
   }
 }

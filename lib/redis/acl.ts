@@ -2,14 +2,15 @@
  * Every command EchoMQ sends, directly or from its Lua scripts (Redis checks a script's calls
  * against the user's ACL too): the narrowest command set its ACL user needs (the ACL tests pass
  * with exactly these). `info` serves ioredis's ready check (without it ioredis warns on every
- * connect and skips the check). Left out on purpose: `config|get` (the library copes when it is
+ * connect and skips the check); `ping` serves the health indicator of `@echomq/nestjs/health`. Left out on purpose: `config|get` (the library copes when it is
  * refused) and `client|setname` (ioredis ignores the refusal; add it to see the connections'
  * names in CLIENT LIST).
  */
 export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   // sent by the library (subscribe/unsubscribe: waitFor's subscriber; zscan, zrevrange: the lane index;
-  // lrange: ring(), the head of the ring read directly, as the dashboard shows it; peek() sends zrange)
-  'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info', 'subscribe', 'unsubscribe', 'zscan', 'zrevrange',
+  // lrange: ring(), the head of the ring read directly, as the dashboard shows it; peek() sends zrange;
+  // ping: the health indicator)
+  'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info', 'ping', 'subscribe', 'unsubscribe', 'zscan', 'zrevrange',
   // called inside the scripts
   'time', 'exists', 'del', 'pexpire', 'publish',
   'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hincrby', 'hkeys', 'hlen', 'hexists',

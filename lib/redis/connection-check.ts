@@ -28,6 +28,7 @@ export function checkConnectionAtStart(client: RedisClient, name: string, waitMs
       clearTimeout(timer);
       client.off('ready', onReady);
       client.off('error', onError);
+      client.off('end', onReady);
       if (err) reject(err);
       else resolve();
     };
@@ -39,5 +40,7 @@ export function checkConnectionAtStart(client: RedisClient, name: string, waitMs
     const timer = setTimeout(() => finish(), waitMs);
     client.on('ready', onReady);
     client.on('error', onError);
+    // NOTE: a connection closed meanwhile (another part of the boot failed) ends the wait too.
+    client.on('end', onReady);
   });
 }

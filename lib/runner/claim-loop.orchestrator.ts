@@ -6,6 +6,7 @@ import type { ResolvedEchoMqOptions } from '../interfaces';
 import { LanesService } from '../lanes.service';
 import { EchoMqConnections } from '../redis/echomq-connections';
 import { ClaimLoop } from './claim-loop';
+import { JobObservers } from './job-observers';
 
 /**
  * @internal Starts one claim loop per discovered consumer at application bootstrap and stops them
@@ -21,6 +22,7 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     private readonly lanes: LanesService,
     private readonly connections: EchoMqConnections,
     @Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions,
+    private readonly observers: JobObservers,
   ) {
     this.logger = echoMqLogger(options);
   }
@@ -29,11 +31,23 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     if (this.loops.length > 0) return;
     for (const consumer of this.explorer.getConsumers()) {
       const blocking = this.connections.open(`echomq:${consumer.queue}:wait`);
-      const loop = new ClaimLoop(consumer, { lanes: this.lanes, blocking, options: this.options, logger: this.logger });
+      const loop = new ClaimLoop(consumer, {
+        lanes: this.lanes, blocking, options: this.options, logger: this.logger, observers: this.observers,
+      });
       loop.start();
       this.loops.push({ loop, name: consumer.name, queue: consumer.queue });
       this.logger.log(`${consumer.name} -> ${consumer.queue} (concurrency ${consumer.concurrency}${consumer.weighted ? ', weighted' : ''})`);
     }
+  }
+
+  /** The queues of the application's consumers, each once. */
+  queues(): string[] {
+    return [...new Set(this.explorer.getConsumers().map((c) => c.queue))];
+  }
+
+  /** Each running loop's health: whether, and since when, its claiming has been failing. */
+  loopHealth(): ClaimLoop['health'][] {
+    return this.loops.map(({ loop }) => loop.health);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -4,6 +4,8 @@ import type { LaneConsumerDescriptor, LaneJob, ResolvedEchoMqOptions } from '../
 import type { LanesService } from '../lanes.service';
 import type { RedisClient } from '../scripts/lane-scripts';
 import { encodePayload } from '../validation/validate';
+import type { JobObservers } from './job-observers';
+import { JobPipeline } from './job-pipeline';
 
 /** @internal What a claim loop needs besides its consumer. */
 export interface ClaimLoopDeps {
@@ -12,6 +14,8 @@ export interface ClaimLoopDeps {
   blocking: RedisClient;
   options: ResolvedEchoMqOptions;
   logger: LoggerService;
+  /** Process-local observers of the jobs run (metrics). */
+  observers?: JobObservers;
   /** Backoff after a failed step: `baseMs * 2^failures`, at most `maxMs`. @default { baseMs: 50, maxMs: 5_000 } */
   errorBackoff?: { baseMs: number; maxMs: number };
 }
@@ -61,16 +65,25 @@ export class ClaimLoop {
   private readonly leaseMs: number;
   private readonly wakeKey: string;
   private readonly reapEveryMs: number;
+  private readonly pipeline: JobPipeline;
+  /** Since when (ms, host clock) claiming has been failing without a success; undefined when fine. */
+  private failingSinceMs?: number;
 
   constructor(private readonly consumer: LaneConsumerDescriptor, private readonly deps: ClaimLoopDeps) {
     this.leaseMs = consumer.leaseMs ?? deps.options.leaseMs;
     this.wakeKey = deps.lanes.keysOf(consumer.queue).wake;
     this.reapEveryMs = Math.min(deps.options.idleBlockMs, this.leaseMs);
+    this.pipeline = new JobPipeline(consumer, this.leaseMs, deps.logger, deps.observers);
   }
 
   /** Jobs whose handlers are running now. */
   get inFlight(): number {
     return this.running.size;
+  }
+
+  /** Whether the loop is claiming fine, or since when it has been failing (for health checks). */
+  get health(): { name: string; queue: string; leaseMs: number; failingSinceMs?: number } {
+    return { name: this.consumer.name, queue: this.consumer.queue, leaseMs: this.leaseMs, failingSinceMs: this.failingSinceMs };
   }
 
   /** Starts the loop; a loop starts once. */
@@ -120,6 +133,7 @@ export class ClaimLoop {
       } catch (err) {
         if (this.closing) break;
         const failures = ++this.failures;
+        this.failingSinceMs ??= Date.now();
         if (failures === 1 || failures % 50 === 0) {
           this.deps.logger.error(
             `${this.consumer.name}: claiming from "${this.consumer.queue}" failed (${(err as Error).message}); retrying with backoff (${failures} failure(s) in a row).`,
@@ -164,6 +178,7 @@ export class ClaimLoop {
     const claim: Promise<void> = this.claimBatch(n).then(
       async (turn) => {
         this.reserved -= n;
+        this.failingSinceMs = undefined;
         this.failures = 0;
         if (this.closing) {
           await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
@@ -211,6 +226,7 @@ export class ClaimLoop {
     let ms = this.deps.options.idleBlockMs;
     if (dueInMs >= 0) ms = Math.min(ms, Math.max(dueInMs, 5));
     const woke = await this.deps.blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3));
+    this.failingSinceMs = undefined;
     this.failures = 0;
     if (!woke && !this.closing) await this.reapIfDue(true);
   }
@@ -240,9 +256,13 @@ export class ClaimLoop {
     const { job } = held;
     let settle: Promise<void>;
     try {
-      const result = await this.consumer.handler(job);
+      // NOTE: the result is what the pipeline yields (the handler behind its interceptors): that is
+      // what is kept and what the completed event reports.
+      const result = await this.pipeline.run(job);
       settle = this.ack(job, this.keepableResult(job, result)).then(
         (ok) => {
+          if (ok) this.pipeline.completed(job, result);
+          else this.pipeline.lost(job);
           if (!ok) this.deps.logger.warn(`${this.consumer.name}: job ${job.id} finished after its lease was lost (attempt ${job.attempt}); the completion was refused.`);
         },
         (err: unknown) => {
@@ -261,6 +281,8 @@ export class ClaimLoop {
     try {
       const outcome = await lanes.fail(this.consumer.queue, job.id, job.attempt, err, { maxAttempts: this.consumer.maxAttempts });
       const reason = err instanceof Error ? err.message : String(err);
+      if (outcome === 'stale') this.pipeline.lost(job);
+      else this.pipeline.failed(job, err, outcome);
       if (outcome === 'dead') {
         logger.error(`${this.consumer.name}: job ${job.id} of lane "${job.group}" is dead after attempt ${job.attempt}: ${reason}`, (err as Error)?.stack);
       } else if (outcome === 'retry') {

@@ -2,6 +2,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
 import { LaneKeys } from '../redis/lane-keys';
+import { setJobTraceContext } from '../tracing/job-trace-context';
 import { fromServerError } from '../redis/server-errors';
 import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
@@ -18,6 +19,8 @@ export interface AdmitArgs {
   delayMs: number;
   maxAttempts: number;
   own: boolean;
+  /** The submit's trace context (W3C), when tracing is on and a span was active. */
+  tc?: string;
 }
 
 /** @internal What a submit script said of one job. */
@@ -115,13 +118,20 @@ export class LaneScripts {
   async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitResult> {
     const reply = (await this.run('submit', k.queue, 'submit',
       [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats],
-      [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'])) as string[];
+      job.tc === undefined
+        ? [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0']
+        : [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0', job.tc])) as string[];
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
 
   async submitMany(k: LaneKeys, jobs: AdmitArgs[]): Promise<AdmitResult[]> {
     const args: (string | number)[] = [k.base, jobs.length];
-    for (const j of jobs) args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
+    // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one.
+    const traced = jobs.some((j) => j.tc !== undefined);
+    for (const j of jobs) {
+      args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
+      if (traced) args.push(j.tc ?? '');
+    }
     const reply = (await this.run('submitMany', k.queue, 'submitMany',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as string[];
     const out: AdmitResult[] = [];
@@ -349,9 +359,19 @@ export class LaneScripts {
   }
 }
 
+/**
+ * The last_error of a reply and the job's stored trace context: a job submitted with a trace
+ * context comes back with the pair { last_error, tc } in that place.
+ */
+function lastErrorOf(r: Reply[], at: number): { lastError: string; tc?: string } {
+  const sixth = r[at + 5];
+  if (Array.isArray(sixth)) return { lastError: sixth[0] as string, tc: String(sixth[1]) };
+  return { lastError: sixth as string };
+}
+
 /** A job of a reply (id, group, attempt, payload, submitted_at, last_error from `at`) but its payload. */
 function jobFields(queue: string, r: Reply[], at: number, leaseUntil: number): Omit<LaneJob, 'payload'> {
-  const lastError = r[at + 5] as string;
+  const { lastError } = lastErrorOf(r, at);
   const job: Omit<LaneJob, 'payload'> = {
     id: r[at] as string,
     queue,
@@ -374,6 +394,8 @@ function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJ
   }
   const job = jobFields(queue, r, at, leaseUntil) as LaneJob;
   job.payload = payload;
+  const { tc } = lastErrorOf(r, at);
+  if (tc !== undefined) setJobTraceContext(job, tc);
   return job;
 }
 

@@ -1,16 +1,18 @@
 --- @include "ringJoin"
 --- @include "wakeBefore"
 --[[
-  admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys) -> status, id, laned
+  admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys, tc) -> status, id, laned
   Admits one job: a row `job:<id>`, then either its lane (score 0, so ZPOPMIN serves mint order)
   or the schedule when it is delayed. A live job under the same caller-given id or dedup key is not
   admitted twice: status 'dup' with the existing id. An id the library minted itself that is
   taken by another job comes back as 'collide', so the caller mints again instead of dropping the
   job; taken by the same job (same group and payload: a re-sent submit) it is 'dup'.
+  `tc` (nil or '' for none) is the trace context of the submit, written as row field `tc` only when
+  given, so a job without tracing costs nothing more.
 ]]
 local admitAt, admitAtText
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
-                     ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey)
+                     ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc)
   if dedup ~= '' then
     local existing = rcall('HGET', dedupKey, dedup)
     if existing and rcall('EXISTS', base .. 'job:' .. existing) == 1 then return 'dup', existing end
@@ -29,7 +31,11 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   if delayMs > 0 then state = 'scheduled' end
   -- NOTE: numbers as Redis itself would print them (%.17g), the time once per script, not per job.
   if now ~= admitAt then admitAt, admitAtText = now, string.format('%.17g', now) end
-  rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'at', admitAtText, 'last_error', '')
+  if tc and tc ~= '' then
+    rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'at', admitAtText, 'last_error', '', 'tc', tc)
+  else
+    rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'at', admitAtText, 'last_error', '')
+  end
   if maxAttempts > 0 then rcall('HSET', jobKey, 'max', maxAttempts) end
   if dedup ~= '' then
     rcall('HSET', jobKey, 'dedup', dedup)

@@ -8,7 +8,8 @@
   leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
   The lane index (x.lanes) loses what was popped, in one ZINCRBY. `x` names the keys: lanes, dead,
   stats, and for indexForget paused, glimit, gweight, grate.
-  Appends id, group, attempt, payload, submitted_at, last_error per job to `out`; returns the count
+  Appends id, group, attempt, payload, submitted_at, last_error per job to `out` (last_error as
+  the pair { last_error, tc } when the row holds a trace context `tc`); returns the count
   and whether the lane left the ring. A lane entry whose row is gone (another writer deleted it)
   is not served and not dropped: its id goes to the dead set (x.dead), where dead() shows it,
   and the `dead` total (x.stats) counts it; a lane that this leaves with neither pending nor active
@@ -26,7 +27,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   for i = 1, #popped, 2 do
     local id = popped[i]
     local jobKey = base .. 'job:' .. id
-    local row = rcall('HMGET', jobKey, 'payload', 'at', 'last_error')
+    local row = rcall('HMGET', jobKey, 'payload', 'at', 'last_error', 'tc')
     if row[1] then
       -- NOTE: the design's fencing token: HINCRBY on the row, never a value computed in the script.
       local attempt = rcall('HINCRBY', jobKey, 'attempts', '1')
@@ -37,7 +38,11 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       out[#out + 1] = attempt
       out[#out + 1] = row[1]
       out[#out + 1] = row[2] or '0'
-      out[#out + 1] = row[3] or ''
+      if row[4] then
+        out[#out + 1] = { row[3] or '', row[4] }
+      else
+        out[#out + 1] = row[3] or ''
+      end
       served = served + 1
     else
       if rcall('EXISTS', jobKey) == 1 then rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'job has no payload') end

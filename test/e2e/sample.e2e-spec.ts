@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { spawn } from 'child_process';
 import { connect } from 'net';
@@ -71,6 +71,30 @@ describe('sample app (codemojex)', () => {
     const counts = Object.fromEntries(board.players.map((p) => [p.player, p.guesses]));
     expect(counts).toEqual({ masher: 20, ana: 3, ben: 3, chloe: 3 });
     for (const p of board.players) expect(p.points).toBeGreaterThanOrEqual(0);
+  });
+
+  it('serves GET /health (terminus) and GET /metrics (prom-client text), and logs each scored guess through its interceptor', async () => {
+    const logged: string[] = [];
+    const spy = jest.spyOn(Logger.prototype, 'log').mockImplementation(function (this: Logger, message: unknown) {
+      if ((this as unknown as { context?: string }).context === 'Guesses') logged.push(String(message));
+    });
+    try {
+      for (const player of ['ana', 'ben']) await http().post('/guesses').send({ player, guess: GUESS }).expect(202);
+      await eventually('both guesses scored', async () => (await http().get('/scores')).body.guesses === 2);
+      const health = await http().get('/health').expect(200);
+      expect(health.body).toMatchObject({ status: 'ok', info: { echomq: { status: 'up', loops: 1 } } });
+      const metrics = await http().get('/metrics').expect(200);
+      expect(metrics.headers['content-type']).toMatch(/^text\/plain/);
+      expect(metrics.text).toContain('# TYPE echomq_jobs_total counter');
+      expect(metrics.text).toContain('echomq_handler_seconds_count{queue="cm",outcome="completed"} 2');
+      await eventually('two log lines', async () => logged.length === 2);
+      expect(logged.sort()).toEqual([
+        expect.stringMatching(/^ana 🍎🍌🍇🍓: \d hit\(s\), \d near, \+\d+ \(\d+ ms, attempt 1\)$/),
+        expect.stringMatching(/^ben 🍎🍌🍇🍓: /),
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('answers 400 with a clear message to a bad guess, and queues nothing', async () => {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: the jest projects, once, on Debian's redis-server (or REDIS_SERVER_BIN) — or, with
-// EMQ_SERVER_BINS="/path/a /path/b" set, the unit project once and the server-backed projects
+// EMQ_SERVER_BINS="/path/a /path/b" set, the unit and pack projects once and the server-backed projects
 // (integration, e2e, faults) once per binary, each run labelled with the version the server
 // reports, summed into one result. Any jest arguments pass through; `--json --outputFile=F` gets
 // the merged results written to F.
@@ -136,9 +136,10 @@ async function matrix(bins, argv) {
   say(`servers: ${probed.map((p) => `${p.label} (${p.bin})`).join(', ') || 'none that start'}`);
 
   const unitFile = path.join(tmp, 'unit.json');
-  say('unit (no server)');
-  await jest(['--selectProjects', 'unit', '--json', `--outputFile=${unitFile}`, ...rest], process.env);
-  runs.unshift({ label: 'unit', results: readResults(unitFile) ?? failedRun('unit', 'jest wrote no results') });
+  // NOTE: the pack project checks the tarball, not a server: it runs once, with the unit project.
+  say('unit (no server), pack (the tarball, once)');
+  await jest(['--selectProjects', 'unit', 'pack', '--json', `--outputFile=${unitFile}`, ...rest], process.env);
+  runs.unshift({ label: 'unit, pack', results: readResults(unitFile) ?? failedRun('unit, pack', 'jest wrote no results') });
 
   for (const [i, { bin, label }] of probed.entries()) {
     const file = path.join(tmp, `server-${i}.json`);

@@ -1,0 +1,3 @@
+import { requireOptionalPeer } from '../optional-peer';
+
+requireOptionalPeer('@nestjs/terminus', '@echomq/nestjs/health');

@@ -1,0 +1,149 @@
+import { Inject, Injectable, LoggerService, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Counter, Gauge, Histogram, Registry, register as globalRegistry } from 'prom-client';
+import { echoMqLogger } from '../echomq.logger';
+import { LanesService } from '../lanes.service';
+import { ClaimLoopOrchestrator } from '../runner/claim-loop.orchestrator';
+import { JobObservers } from '../runner/job-observers';
+import { ECHOMQ_METRICS_OPTIONS, EchoMqMetricsOptions } from './echomq-metrics.options';
+import type { QueueSnapshot } from './queue-snapshot';
+
+const TOTAL_EVENTS = ['submitted', 'completed', 'retried', 'dead', 'reaped'] as const;
+const JOB_STATES = ['pending', 'scheduled', 'active', 'dead'] as const;
+const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800];
+const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const ERROR_LOG_EVERY_MS = 60_000;
+
+/**
+ * @internal The EchoMQ metrics in a prom-client registry. The queue's totals and gauges are read
+ * from the server when the registry is scraped (one `stats` and one `topLanes` call per queue, shared
+ * by every metric of that scrape), so every process reports the same numbers and adding pods never
+ * double-counts; the histograms are this process's own, fed by its claim loops.
+ */
+@Injectable()
+export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
+  private readonly registry: Registry;
+  private readonly topCount: number;
+  private readonly logger: LoggerService;
+  private metrics: { name: string }[] = [];
+  private removeObserver?: () => void;
+  private inFlight?: Promise<QueueSnapshot[]>;
+  private lastErrorLog = 0;
+
+  constructor(
+    @Inject(ECHOMQ_METRICS_OPTIONS) private readonly options: EchoMqMetricsOptions,
+    private readonly lanes: LanesService,
+    private readonly loops: ClaimLoopOrchestrator,
+    private readonly observers: JobObservers,
+  ) {
+    this.registry = options.registry ?? globalRegistry;
+    this.topCount = options.topLanes ?? 10;
+    this.logger = echoMqLogger(lanes.settings);
+  }
+
+  onModuleInit(): void {
+    const collector = this;
+    const registers = [this.registry];
+    const jobsTotal = new Counter({
+      name: 'echomq_jobs_total',
+      help: 'Jobs of the queue by event since the queue began (the server\'s totals, the same from every process).',
+      labelNames: ['queue', 'event'], registers,
+      async collect() {
+        const snaps = await collector.read();
+        this.reset();
+        for (const s of snaps) for (const e of TOTAL_EVENTS) this.inc({ queue: s.queue, event: e }, s.stats.totals[e]);
+      },
+    });
+    const jobs = new Gauge({
+      name: 'echomq_jobs',
+      help: 'Jobs of the queue in each state now.',
+      labelNames: ['queue', 'state'], registers,
+      async collect() {
+        const snaps = await collector.read();
+        this.reset();
+        for (const s of snaps) for (const st of JOB_STATES) this.set({ queue: s.queue, state: st }, s.stats[st]);
+      },
+    });
+    const lanes = new Gauge({
+      name: 'echomq_lanes',
+      help: 'Lanes of the queue: all with work or settings (total), serviceable now (ring), paused.',
+      labelNames: ['queue', 'state'], registers,
+      async collect() {
+        const snaps = await collector.read();
+        this.reset();
+        for (const s of snaps) {
+          this.set({ queue: s.queue, state: 'total' }, s.stats.lanes);
+          this.set({ queue: s.queue, state: 'ring' }, s.stats.ringLength);
+          this.set({ queue: s.queue, state: 'paused' }, s.stats.pausedLanes);
+        }
+      },
+    });
+    const lanePending = new Gauge({
+      name: 'echomq_lane_pending',
+      help: 'Pending jobs of the queue\'s lanes with the most pending (only those: the cardinality stays bounded).',
+      labelNames: ['queue', 'lane'], registers,
+      async collect() {
+        const snaps = await collector.read();
+        this.reset();
+        for (const s of snaps) for (const l of s.top) this.set({ queue: s.queue, lane: l.group }, l.pending);
+      },
+    });
+    const wait = new Histogram({
+      name: 'echomq_wait_seconds',
+      help: 'Submitted → claimed, by the server clock, of the first attempts this process runs (retries left out, a delayed submit\'s delay included).',
+      labelNames: ['queue'], buckets: WAIT_BUCKETS, registers,
+    });
+    const handler = new Histogram({
+      name: 'echomq_handler_seconds',
+      help: 'Handler run time in this process, by outcome (completed: returned, failed: threw).',
+      labelNames: ['queue', 'outcome'], buckets: HANDLER_BUCKETS, registers,
+    });
+    this.metrics = [jobsTotal, jobs, lanes, lanePending, wait, handler] as unknown as { name: string }[];
+    this.removeObserver = this.observers.add({
+      started: (job, waitMs) => {
+        if (waitMs !== undefined) wait.observe({ queue: job.queue }, waitMs / 1000);
+      },
+      handled: (job, outcome, ms) => handler.observe({ queue: job.queue, outcome }, ms / 1000),
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.removeObserver?.();
+    // NOTE: a registry outlives the app (the global one does); a new app registers afresh.
+    for (const m of this.metrics.splice(0)) this.registry.removeSingleMetric(m.name);
+  }
+
+  /** The queues reported: the option's, else those of the application's consumers. */
+  queues(): string[] {
+    return this.options.queues ?? this.loops.queues();
+  }
+
+  /**
+   * Reads every queue once per scrape: the collect() calls of one scrape start together and share
+   * the reading in flight. A queue whose reading fails is left out of that scrape (and logged).
+   */
+  read(): Promise<QueueSnapshot[]> {
+    this.inFlight ??= this.readAll().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async readAll(): Promise<QueueSnapshot[]> {
+    const out = await Promise.all(this.queues().map(async (queue): Promise<QueueSnapshot | undefined> => {
+      try {
+        const [stats, top] = await Promise.all([
+          this.lanes.stats(queue), this.topCount > 0 ? this.lanes.topLanes(queue, this.topCount) : Promise.resolve([]),
+        ]);
+        return { queue, stats, top };
+      } catch (err) {
+        const now = Date.now();
+        if (now - this.lastErrorLog >= ERROR_LOG_EVERY_MS) {
+          this.lastErrorLog = now;
+          this.logger.warn(`Metrics: could not read queue "${queue}" (${(err as Error).message}); it is left out of this scrape.`);
+        }
+        return undefined;
+      }
+    }));
+    return out.filter((s): s is QueueSnapshot => s !== undefined);
+  }
+}

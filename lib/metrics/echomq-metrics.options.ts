@@ -1,0 +1,14 @@
+import type { Registry } from 'prom-client';
+
+/** Options of `EchoMqMetricsModule.forRoot()`. */
+export interface EchoMqMetricsOptions {
+  /** The prom-client registry to register in. @default prom-client's global registry (the one `@willsoto/nestjs-prometheus` serves) */
+  registry?: Registry;
+  /** The queues to report. @default the queues of the application's `@LaneConsumer` classes */
+  queues?: string[];
+  /** How many of each queue's lanes with the most pending jobs `echomq_lane_pending` reports (0..1,000). @default 10 */
+  topLanes?: number;
+}
+
+/** @internal Injection token of the metrics options. */
+export const ECHOMQ_METRICS_OPTIONS = 'ECHOMQ:METRICS_OPTIONS';

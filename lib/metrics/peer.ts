@@ -1,0 +1,3 @@
+import { requireOptionalPeer } from '../optional-peer';
+
+requireOptionalPeer('prom-client', '@echomq/nestjs/metrics');

@@ -1,0 +1,122 @@
+import { INestApplication, Injectable } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { PrometheusModule } from '@willsoto/nestjs-prometheus';
+import { Registry, register as globalRegistry } from 'prom-client';
+import request from 'supertest';
+import { EchoMqModule, LaneConsumer, LaneJob, LanesService } from '../../lib';
+import { EchoMqMetricsModule, EchoMqMetricsOptions } from '../../lib/metrics';
+import { CapturingLogger, nestFixture, until } from '../support/nest';
+
+const QUEUE = 'metrics-q';
+
+@LaneConsumer(QUEUE, { concurrency: 4, maxAttempts: 1 })
+@Injectable()
+class MeteredWorker {
+  async handle(job: LaneJob<{ fail?: boolean }>): Promise<void> {
+    if (job.payload.fail) throw new Error('metered failure');
+  }
+}
+
+/** The value of one sample of a Prometheus text exposition, or undefined when absent. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name + '{')) continue;
+    const inner = line.slice(name.length + 1, line.indexOf('}'));
+    const have = inner.split(',');
+    if (have.length === want.length && want.every((w) => have.includes(w))) return Number(line.slice(line.indexOf('}') + 1));
+  }
+  return undefined;
+}
+
+describe('@echomq/nestjs/metrics', () => {
+  const fixture = nestFixture();
+
+  async function boot(metrics: EchoMqMetricsOptions, extraImports: unknown[] = [], providers: unknown[] = [MeteredWorker]): Promise<INestApplication> {
+    const logger = new CapturingLogger();
+    const mod = await Test.createTestingModule({
+      imports: [EchoMqModule.forRoot({ connection: fixture.server.url, logger }), EchoMqMetricsModule.forRoot(metrics), ...(extraImports as never[])],
+      providers: providers as never[],
+    }).compile();
+    const app = mod.createNestApplication({ logger });
+    await app.init();
+    fixture.apps.push(app);
+    return app;
+  }
+
+  it('reads the queue\'s totals and gauges from the server and this process\'s histograms, with the contract\'s names, types and labels', async () => {
+    const registry = new Registry();
+    const app = await boot({ registry, topLanes: 2 });
+    const lanes = app.get(LanesService);
+    await lanes.submitMany(QUEUE, [
+      ...Array.from({ length: 6 }, () => ({ group: 'ok', payload: {} })),
+      { group: 'bad', payload: { fail: true } },
+    ]);
+    await until(async () => (await lanes.stats(QUEUE)).totals.dead === 1 && (await lanes.stats(QUEUE)).totals.completed === 6, 10_000, 'the jobs to settle');
+    // Backlog held in paused lanes: three lanes of different depths, only the top two reported.
+    for (const [group, n] of [['deep', 5], ['mid', 3], ['shallow', 1]] as const) {
+      await lanes.pause(QUEUE, group);
+      await lanes.submitMany(QUEUE, Array.from({ length: n }, () => ({ group, payload: {} })));
+    }
+    const text = await registry.metrics();
+
+    for (const [name, type] of [
+      ['echomq_jobs_total', 'counter'], ['echomq_jobs', 'gauge'], ['echomq_lanes', 'gauge'], ['echomq_lane_pending', 'gauge'],
+      ['echomq_wait_seconds', 'histogram'], ['echomq_handler_seconds', 'histogram'],
+    ]) expect(text).toContain(`# TYPE ${name} ${type}\n`);
+
+    const q = { queue: QUEUE };
+    expect(sample(text, 'echomq_jobs_total', { ...q, event: 'submitted' })).toBe(16);
+    expect(sample(text, 'echomq_jobs_total', { ...q, event: 'completed' })).toBe(6);
+    expect(sample(text, 'echomq_jobs_total', { ...q, event: 'dead' })).toBe(1);
+    expect(sample(text, 'echomq_jobs_total', { ...q, event: 'retried' })).toBe(0);
+    expect(sample(text, 'echomq_jobs_total', { ...q, event: 'reaped' })).toBe(0);
+    expect(sample(text, 'echomq_jobs', { ...q, state: 'pending' })).toBe(9);
+    expect(sample(text, 'echomq_jobs', { ...q, state: 'active' })).toBe(0);
+    expect(sample(text, 'echomq_jobs', { ...q, state: 'scheduled' })).toBe(0);
+    expect(sample(text, 'echomq_jobs', { ...q, state: 'dead' })).toBe(1);
+    expect(sample(text, 'echomq_lanes', { ...q, state: 'paused' })).toBe(3);
+    expect(sample(text, 'echomq_lanes', { ...q, state: 'ring' })).toBe(0);
+    expect(sample(text, 'echomq_lane_pending', { ...q, lane: 'deep' })).toBe(5);
+    expect(sample(text, 'echomq_lane_pending', { ...q, lane: 'mid' })).toBe(3);
+    expect(sample(text, 'echomq_lane_pending', { ...q, lane: 'shallow' })).toBeUndefined();
+    expect(sample(text, 'echomq_handler_seconds_count', { ...q, outcome: 'completed' })).toBe(6);
+    expect(sample(text, 'echomq_handler_seconds_count', { ...q, outcome: 'failed' })).toBe(1);
+    expect(sample(text, 'echomq_wait_seconds_count', q)).toBe(7);
+  });
+
+  it('reports the same totals from every process, so two pods never double-count', async () => {
+    const [ra, rb] = [new Registry(), new Registry()];
+    const a = await boot({ registry: ra });
+    await boot({ registry: rb });
+    const lanes = a.get(LanesService);
+    await lanes.submitMany(QUEUE, Array.from({ length: 40 }, (_, i) => ({ group: `t${i % 4}`, payload: {} })));
+    await until(async () => (await lanes.stats(QUEUE)).totals.completed === 40, 10_000, '40 completions');
+    const [ta, tb] = await Promise.all([ra.metrics(), rb.metrics()]);
+    const completed = (t: string) => sample(t, 'echomq_jobs_total', { queue: QUEUE, event: 'completed' });
+    expect(completed(ta)).toBe(40);
+    expect(completed(tb)).toBe(40);
+    // The histograms are each process's own: together they saw every job once.
+    const handled = (t: string) => sample(t, 'echomq_handler_seconds_count', { queue: QUEUE, outcome: 'completed' }) ?? 0;
+    expect(handled(ta) + handled(tb)).toBe(40);
+  });
+
+  it('sits in the registry that @willsoto/nestjs-prometheus serves, and leaves it when the app closes', async () => {
+    try {
+      const app = await boot({ queues: [QUEUE, 'other-q'] }, [PrometheusModule.register({ defaultMetrics: { enabled: false } })]);
+      await app.get(LanesService).submit(QUEUE, 'g', {});
+      const res = await request(app.getHttpServer()).get('/metrics').expect(200);
+      expect(sample(res.text, 'echomq_jobs_total', { queue: QUEUE, event: 'submitted' })).toBe(1);
+      expect(sample(res.text, 'echomq_jobs_total', { queue: 'other-q', event: 'submitted' })).toBe(0);
+      await app.close();
+      fixture.apps.splice(fixture.apps.indexOf(app), 1);
+      expect(globalRegistry.getSingleMetric('echomq_jobs_total')).toBeUndefined();
+    } finally {
+      globalRegistry.clear();
+    }
+  });
+
+  it('refuses a bad topLanes', () => {
+    expect(() => EchoMqMetricsModule.forRoot({ topLanes: 1.5 })).toThrow('Invalid argument "topLanes": must be an integer from 0 to 1,000 (got 1.5).');
+  });
+});
