@@ -2,7 +2,7 @@
 'use strict';
 // The EchoMQ benchmark, side by side with BullMQ on the same private redis-server in the same run.
 //
-//   npm run bench         build, then every scenario, 3 rounds each → bench/results/latest.{md,json}, skew.svg
+//   npm run bench         build, then every scenario, 3 rounds each → bench/results/latest.{md,json}, skew.svg, tenants.svg
 //   npm run bench:smoke   build, then every scenario once at tiny sizes (seconds; CI) → bench/results/tmp/
 //
 // Options: --smoke, --rounds=N, --only=submit,e2e,…, --consumer=library|bench (the EchoMQ consumer:
@@ -20,7 +20,7 @@ const { echoConsumer, bullConsumer } = require('./lib/consumers');
 const { echoFill, bullFill } = require('./lib/fill');
 const { deferred } = require('./lib/measure');
 
-const SCENARIOS = ['submit', 'e2e', 'skew', 'weights', 'weighted', 'scale', 'idle', 'memory'];
+const SCENARIOS = ['submit', 'e2e', 'skew', 'tenants', 'weights', 'weighted', 'scale', 'idle', 'memory'];
 
 const FULL = {
   rounds: 3,
@@ -31,6 +31,7 @@ const FULL = {
   e2eLanes: 1000,
   breakdownJobs: 20000,
   skewHeavy: 10000,
+  tenantSeconds: 15,
   weightTurns: 400,
   weightedJobs: 30000,
   weightedLanes: 1000,
@@ -59,6 +60,8 @@ const SMOKE = {
   e2eLanes: 50,
   breakdownJobs: 500,
   skewHeavy: 300,
+  tenantSeconds: 1,
+  tenantLoad: 0.2,
   weightTurns: 20,
   weightedJobs: 1500,
   weightedLanes: 50,
@@ -221,6 +224,7 @@ async function main() {
     errors: [],
   };
   let chart = null;
+  const files = {};
   try {
     await admin.config('SET', 'save', '');
     const addr = /addr=(\S+)/.exec(await admin.client('INFO'));
@@ -239,6 +243,7 @@ async function main() {
         results.rows.push(...res.rows);
         results.scenarios[name] = { seconds: (Date.now() - t0) / 1000, loadavg: loadavg(), details: res.details };
         if (res.chart) chart = res.chart;
+        Object.assign(files, res.files || {});
         for (const r of res.rows) if (r.met !== null) log(`  ${r.met ? 'met    ' : 'NOT met'} ${r.scenario}: ${r.metric} (${r.target})`);
       } catch (err) {
         log(`  ERROR in ${name}: ${err && err.stack ? err.stack : err}`);
@@ -260,9 +265,10 @@ async function main() {
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(results, null, 2) + '\n');
   fs.writeFileSync(path.join(outDir, 'latest.md'), renderMarkdown(results) + '\n');
-  if (chart) fs.writeFileSync(path.join(outDir, 'skew.svg'), renderSkewSvg(chart));
+  if (chart) files['skew.svg'] = renderSkewSvg(chart);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(outDir, name), text);
   if (!partial) updateReadme(results);
-  log(`wrote ${path.relative(process.cwd(), outDir) || '.'}/latest.md, latest.json${chart ? ', skew.svg' : ''} in ${results.meta.durationS.toFixed(0)} s`);
+  log(`wrote ${path.relative(process.cwd(), outDir) || '.'}/latest.md, latest.json${Object.keys(files).map((f) => `, ${f}`).join('')} in ${results.meta.durationS.toFixed(0)} s`);
   log(`targets met: ${results.targets.met} of ${results.targets.total}`);
   if (results.errors.length) {
     log(`${results.errors.length} scenario(s) failed: ${results.errors.map((e) => e.scenario).join(', ')}`);
