@@ -63,6 +63,7 @@ async function run(ctx) {
     ctx.row({
       scenario: 'memory', metric: `Redis bytes per pending job (${n.toLocaleString('en-US')} jobs in one lane)`, unit: 'B', better: 'lower', digits: 0,
       echomq: pick('echomq', 'oneLane'), bullmq: pick('bullmq', 'oneLane'),
+      target: { text: '≤ 0.5× BullMQ', check: (r) => r.ratio <= 0.5 },
     }),
   ];
   return { rows, details: { jobs: n, rounds: results } };
