@@ -1,3 +1,4 @@
+import { echoMqAclRules } from './redis/acl';
 /** @internal Message factories: every text the library shows a user comes from here. */
 
 const show = (value: unknown): string => {
@@ -66,3 +67,27 @@ export const duplicateConsumer = (className: string, queue: string): string =>
 
 export const scopedConsumer = (className: string): string =>
   `${className} is a request-scoped or transient @LaneConsumer; consumers must be singletons. It was skipped.`;
+
+export const connectionFailedAtStart = (name: string, err: Error & { code?: string }): string => {
+  const tls = /CERT|SELF_SIGNED|TLS|SSL|HOSTNAME/.test(err.code ?? '');
+  const hint = tls
+    ? 'The server\'s TLS certificate was not accepted: pass the CA that signed it (connection: { tls: { ca } }, or NODE_EXTRA_CA_CERTS for a rediss:// URL) and connect by a name or IP address the certificate lists.'
+    : 'The server refused the credentials: check the username and password of the connection.';
+  return `EchoMQ could not connect to Redis (${name}): ${err.message}${err.code ? ` [${err.code}]` : ''}. ${hint} The application does not start with a connection that cannot succeed.`;
+};
+
+export const aclRefused = (operation: string, queue: string, prefix: string, detail: string): string =>
+  `EchoMQ ${operation} on queue "${queue}" was refused by the server's access control (NOPERM): the connection's user lacks `
+  + `a permission EchoMQ needs, access to the keys ${prefix}:* (~${prefix}:*) or one of the commands it runs. `
+  + `Grant the user: ${echoMqAclRules(prefix)}. The server said: ${detail}`;
+
+export const notReplicated = (operation: string, queue: string, got: number, wanted: number, timeoutMs: number,
+  what = `held by ${wanted} replica(s)`): string =>
+  `EchoMQ ${operation} on queue "${queue}" was written but not ${what} within ${timeoutMs} ms (${got} of ${wanted} confirmed): `
+  + 'a failover now could lose it. The write may stand: retry a submit with the same jobId (it is not admitted twice).';
+
+export const fsyncUnsupported = (): string =>
+  'EchoMqModule option durability.fsync needs the WAITAOF command (Redis 7.2+, Valkey 8+), which this server does not have. Drop fsync, or use appendfsync always on the server.';
+
+export const durabilityOnCluster = (): string =>
+  'EchoMqModule option durability is not supported on a Redis Cluster connection: WAIT must run on the node that took the write.';

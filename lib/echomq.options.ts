@@ -23,6 +23,7 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
     maxPayloadBytes: options.maxPayloadBytes ?? 1_048_576,
     idleBlockMs: options.idleBlockMs ?? 5_000,
     logger: options.logger,
+    durability: resolveDurability(options.durability),
   };
   checkName('prefix', resolved.prefix);
   checkInt('leaseMs', resolved.leaseMs, 1);
@@ -35,5 +36,20 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
   checkInt('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);
   checkInt('maxPayloadBytes', resolved.maxPayloadBytes, 1);
   checkInt('idleBlockMs', resolved.idleBlockMs, 10);
+  return resolved;
+}
+
+/** Checks the `durability` option and fills in its defaults; null when it is not set. */
+function resolveDurability(d: EchoMqModuleOptions['durability']): ResolvedEchoMqOptions['durability'] {
+  if (d === undefined || d === null) return null;
+  if (typeof d !== 'object') {
+    throw new EchoMqError('Invalid argument "durability": must be { replicas, timeoutMs?, fsync? }.', { argument: 'durability' });
+  }
+  const resolved = { replicas: d.replicas, timeoutMs: d.timeoutMs ?? 1_000, fsync: d.fsync ?? false };
+  checkInt('durability.replicas', resolved.replicas, 1, 100);
+  checkInt('durability.timeoutMs', resolved.timeoutMs, 1, 3_600_000);
+  if (typeof resolved.fsync !== 'boolean') {
+    throw new EchoMqError('Invalid argument "durability.fsync": must be a boolean.', { argument: 'durability.fsync' });
+  }
   return resolved;
 }

@@ -1,8 +1,9 @@
 /**
  * What went wrong, for code that maps errors (e.g. to HTTP statuses): bad input to a call; the
- * server out of memory; a server refusal; no free job id; a misconfigured module or consumer.
+ * server out of memory; a server refusal; no free job id; a misconfigured module or consumer; a
+ * write not confirmed by enough replicas in time (`durability`).
  */
-export type EchoMqErrorCode = 'INVALID_ARGUMENT' | 'OUT_OF_MEMORY' | 'SERVER_REJECTED' | 'IDS_EXHAUSTED' | 'MISCONFIGURED';
+export type EchoMqErrorCode = 'INVALID_ARGUMENT' | 'OUT_OF_MEMORY' | 'SERVER_REJECTED' | 'IDS_EXHAUSTED' | 'MISCONFIGURED' | 'NOT_REPLICATED';
 
 /** Context carried by an {@link EchoMqError}. */
 export interface EchoMqErrorContext {

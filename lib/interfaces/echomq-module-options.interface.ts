@@ -19,6 +19,16 @@ export interface EchoMqBackoff {
   maxDelayMs?: number;
 }
 
+/** Replicated writes: what every acknowledged write waits for before it resolves. */
+export interface EchoMqDurability {
+  /** Replicas that must hold the write (`WAIT`), an integer >= 1. */
+  replicas: number;
+  /** How long to wait, in ms; short of it the call rejects with code NOT_REPLICATED. @default 1_000 */
+  timeoutMs?: number;
+  /** Also wait until the server's own append-only file is fsynced (`WAITAOF`, Redis 7.2+, Valkey 8+). @default false */
+  fsync?: boolean;
+}
+
 /** Options of `EchoMqModule.forRoot()` / `forRootAsync()`. */
 export interface EchoMqModuleOptions {
   /** A redis:// URL, ioredis options, or a Redis Cluster. @default 'redis://127.0.0.1:6379' */
@@ -39,6 +49,11 @@ export interface EchoMqModuleOptions {
   idleBlockMs?: number;
   /** A logger to use instead of Nest's `Logger`. */
   logger?: LoggerService;
+  /**
+   * Replicated writes: submit, submitMany, complete, fail and retryDead resolve only once this many
+   * replicas hold them (not on a Redis Cluster connection). @default none (asynchronous replication)
+   */
+  durability?: EchoMqDurability;
 }
 
 /** @internal The options with every default filled in. */
@@ -52,4 +67,5 @@ export interface ResolvedEchoMqOptions {
   maxPayloadBytes: number;
   idleBlockMs: number;
   logger?: LoggerService;
+  durability: Required<EchoMqDurability> | null;
 }

@@ -15,7 +15,8 @@ export class LaneAcks {
 
   async complete(queue: string, jobId: unknown, token: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
-    return this.ctx.scripts.complete(k, checkJobId('jobId', jobId, k.queue), checkToken(token, k.queue));
+    const done = await this.ctx.scripts.complete(k, checkJobId('jobId', jobId, k.queue), checkToken(token, k.queue));
+    return this.ctx.durability.confirm('complete', k.queue, done);
   }
 
   async completeMany(queue: string, acks: unknown): Promise<boolean[]> {
@@ -33,7 +34,7 @@ export class LaneAcks {
     for (let start = 0; start < checked.length; start += SUBMIT_CHUNK) {
       out.push(...(await this.ctx.scripts.completeMany(k, checked.slice(start, start + SUBMIT_CHUNK))));
     }
-    return out;
+    return this.ctx.durability.confirm('complete', k.queue, out);
   }
 
   async fail(queue: string, jobId: unknown, token: unknown, error: unknown, opts: unknown): Promise<FailOutcome> {
@@ -43,7 +44,8 @@ export class LaneAcks {
     const o = checkOptions<FailOptions>('opts', opts, k.queue);
     const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
     const b = this.ctx.options.backoff;
-    return this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs });
+    const outcome = await this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs });
+    return this.ctx.durability.confirm('fail', k.queue, outcome);
   }
 
   async release(queue: string, jobId: unknown, token: unknown): Promise<boolean> {

@@ -19,7 +19,7 @@ export class LaneAdmission {
     const job = this.admitArgs(k.queue, group, payload, opts);
     for (let i = 0; ; i++) {
       const r = await this.ctx.scripts.submit(k, job);
-      if (r.status !== 'collide') return r.id;
+      if (r.status !== 'collide') return this.ctx.durability.confirm('submit', k.queue, r.id);
       // NOTE: the id is another job's; returning it would drop this job while claiming success.
       if (i >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
       job.id = mintJobId();
@@ -55,7 +55,7 @@ export class LaneAdmission {
         batch = again;
       }
     }
-    return ids;
+    return this.ctx.durability.confirm('submitMany', k.queue, ids);
   }
 
   /** Checks one job's arguments (names prefixed with `argPrefix` inside submitMany) and mints its id. */

@@ -1,4 +1,5 @@
 import type { LaneInfo, LaneJob } from '../interfaces';
+import { fromServerError } from '../redis/server-errors';
 import { checkName, checkOptInt, checkOptions } from '../validation/validate';
 import type { LaneContext } from './lane-context';
 
@@ -27,7 +28,7 @@ export class LaneInspection {
 
   async stats(queue: string): Promise<{ completed: number; retried: number; dead: number }> {
     const k = this.ctx.keysOf(queue);
-    const h = await this.ctx.client.hgetall(k.stats);
+    const h = await this.ctx.client.hgetall(k.stats).catch((err: unknown) => { throw fromServerError('stats', k.queue, k.prefix, err); });
     return { completed: Number(h.completed ?? 0), retried: Number(h.retried ?? 0), dead: Number(h.dead ?? 0) };
   }
 }

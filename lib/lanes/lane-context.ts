@@ -1,4 +1,5 @@
 import type { ResolvedEchoMqOptions } from '../interfaces';
+import { Durability } from '../redis/durability';
 import { LaneKeys } from '../redis/lane-keys';
 import { LaneScripts, RedisClient } from '../scripts/lane-scripts';
 import { checkName } from '../validation/validate';
@@ -9,10 +10,13 @@ import { checkName } from '../validation/validate';
  */
 export class LaneContext {
   readonly scripts: LaneScripts;
+  /** Waits for replicas after acknowledged writes (`durability` option). */
+  readonly durability: Durability;
   private readonly keys = new Map<string, LaneKeys>();
 
   constructor(readonly client: RedisClient, readonly options: ResolvedEchoMqOptions) {
     this.scripts = new LaneScripts(client);
+    this.durability = new Durability(client, options);
   }
 
   /** Keys of a queue, after checking its name. */

@@ -1,18 +1,21 @@
-import { Inject, Injectable, LoggerService, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, LoggerService, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { echoMqLogger } from '../echomq.logger';
 import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { RedisClient } from '../scripts/lane-scripts';
+import { checkConnectionAtStart } from './connection-check';
 import { closeRedisClient, createRedisClient } from './redis-connection';
 
 const ERROR_LOG_EVERY_MS = 10_000;
+/** How long the boot waits for the command connection before going on without it. */
+const START_WAIT_MS = 3_000;
 
 /**
  * @internal Owns every connection of the module: one for commands, opened at init, and one per
  * claim loop for its blocking wait. All are quit at application shutdown, after the loops stopped.
  */
 @Injectable()
-export class EchoMqConnections implements OnApplicationShutdown {
+export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
   /** The command connection (LanesService and the loops' non-blocking calls). */
   readonly client: RedisClient;
   private readonly others = new Set<RedisClient>();
@@ -21,6 +24,19 @@ export class EchoMqConnections implements OnApplicationShutdown {
   constructor(@Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions) {
     this.logger = echoMqLogger(options);
     this.client = this.watch(createRedisClient(options.connection, 'echomq:commands'), 'echomq:commands');
+  }
+
+  /**
+   * Fails the boot when the command connection cannot succeed (an untrusted certificate, refused
+   * credentials), closing it so nothing keeps retrying; a server that is merely down does not.
+   */
+  async onModuleInit(): Promise<void> {
+    try {
+      await checkConnectionAtStart(this.client, 'echomq:commands', START_WAIT_MS);
+    } catch (err) {
+      await this.onApplicationShutdown();
+      throw err;
+    }
   }
 
   /** Opens a further connection (a claim loop's blocking wait), closed with the module. */

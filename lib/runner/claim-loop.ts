@@ -11,6 +11,8 @@ export interface ClaimLoopDeps {
   blocking: RedisClient;
   options: ResolvedEchoMqOptions;
   logger: LoggerService;
+  /** Backoff after a failed step: `baseMs * 2^failures`, at most `maxMs`. @default { baseMs: 50, maxMs: 5_000 } */
+  errorBackoff?: { baseMs: number; maxMs: number };
 }
 
 interface Held {
@@ -19,7 +21,7 @@ interface Held {
   done?: Promise<void>;
 }
 
-const MAX_ERROR_BACKOFF_MS = 5_000;
+const ERROR_BACKOFF = { baseMs: 50, maxMs: 5_000 };
 
 /**
  * @internal One consumer's loop: claims (or wclaims) while it has free slots and there is work,
@@ -46,6 +48,11 @@ export class ClaimLoop {
   /** Until a claim comes back full, claim one batch at a time (see step). */
   private probing = true;
   private dueInMs = -1;
+  /**
+   * Failed steps since the server last answered a claim or a wait. NOTE: reset by an answer, not by a
+   * step that returns: a step that only sends a claim returns before the claim fails.
+   */
+  private failures = 0;
   private claimError?: unknown;
   private renewTimer?: NodeJS.Timeout;
   private loop?: Promise<void>;
@@ -106,21 +113,20 @@ export class ClaimLoop {
   }
 
   private async run(): Promise<void> {
-    let failures = 0;
     while (!this.closing) {
       try {
         await this.step();
-        failures = 0;
       } catch (err) {
         if (this.closing) break;
-        failures += 1;
+        const failures = ++this.failures;
         if (failures === 1 || failures % 50 === 0) {
           this.deps.logger.error(
-            `${this.consumer.name}: claiming from "${this.consumer.queue}" failed (${(err as Error).message}); retrying with backoff.`,
+            `${this.consumer.name}: claiming from "${this.consumer.queue}" failed (${(err as Error).message}); retrying with backoff (${failures} failure(s) in a row).`,
             (err as Error).stack,
           );
         }
-        await this.sleep(Math.min(50 * 2 ** Math.min(failures, 7), MAX_ERROR_BACKOFF_MS));
+        const backoff = this.deps.errorBackoff ?? ERROR_BACKOFF;
+        await this.sleep(Math.min(backoff.baseMs * 2 ** Math.min(failures, 7), backoff.maxMs));
       }
     }
   }
@@ -157,6 +163,7 @@ export class ClaimLoop {
     const claim: Promise<void> = this.claimBatch(n).then(
       async (turn) => {
         this.reserved -= n;
+        this.failures = 0;
         if (this.closing) {
           await Promise.all(turn.jobs.map((j) => this.giveBack(j)));
           return;
@@ -203,6 +210,7 @@ export class ClaimLoop {
     let ms = this.deps.options.idleBlockMs;
     if (dueInMs >= 0) ms = Math.min(ms, Math.max(dueInMs, 5));
     const woke = await this.deps.blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3));
+    this.failures = 0;
     if (!woke && !this.closing) await this.reapIfDue(true);
   }
 
@@ -329,15 +337,20 @@ export class ClaimLoop {
     setImmediate(waiter);
   }
 
+  /** Waits `ms`, or less if the loop stops; leaves no listener or timer behind either way. */
   private sleep(ms: number): Promise<void> {
+    const signal = this.abort.signal;
     return new Promise((resolve) => {
-      if (this.abort.signal.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
+      if (signal.aborted) return resolve();
+      // NOTE: the listener is removed when the timer fires too: a long outage sleeps thousands of
+      // times on the one signal of the loop, and each kept listener would pin its closure.
+      const done = () => {
         clearTimeout(timer);
+        signal.removeEventListener('abort', done);
         resolve();
-      }
-      this.abort.signal.addEventListener('abort', done, { once: true });
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
 }

@@ -1,8 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
-import { outOfMemory, serverRejected } from '../echomq.messages';
-import { EchoMqError } from '../errors';
 import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { LaneKeys } from '../redis/lane-keys';
+import { fromServerError } from '../redis/server-errors';
 import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
 
@@ -84,12 +83,7 @@ export class LaneScripts {
     try {
       return await call.call(this.client, ...keys, ...args);
     } catch (err) {
-      const message = (err as Error)?.message ?? String(err);
-      // NOTE: Redis 7 and Valkey pass the script's OOM error through as is; Redis 6.2 wraps it in
-      // "ERR Error running script …: -OOM command not allowed …".
-      if (/(^|-)OOM /.test(message)) throw new EchoMqError(outOfMemory(op, queue), { code: 'OUT_OF_MEMORY', queue, cause: err });
-      if (message.includes('echomq:')) throw new EchoMqError(serverRejected(op, queue, message), { code: 'SERVER_REJECTED', queue, cause: err });
-      throw err;
+      throw fromServerError(op, queue, keys[0].slice(0, keys[0].indexOf(':{')), err);
     }
   }
 

@@ -1,0 +1,26 @@
+/**
+ * Every command EchoMQ sends, directly or from its Lua scripts (Redis checks a script's calls
+ * against the user's ACL too): the narrowest command set its ACL user needs (the ACL tests pass
+ * with exactly these). `info` serves ioredis's ready check (without it ioredis warns on every
+ * connect and skips the check). Left out on purpose: `config|get` (the library copes when it is
+ * refused) and `client|setname` (ioredis ignores the refusal; add it to see the connections'
+ * names in CLIENT LIST).
+ */
+export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
+  // sent by the library
+  'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info',
+  // called inside the scripts
+  'time', 'exists', 'del', 'pexpire',
+  'hget', 'hmget', 'hset', 'hdel', 'hincrby', 'hkeys', 'hlen',
+  'llen', 'lindex', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem', 'ltrim',
+  'sadd', 'srem', 'sismember', 'smembers',
+  'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore',
+];
+
+/**
+ * The ACL rules an EchoMQ user needs under `prefix`: its keys and the commands above, nothing
+ * else. Paste after `ACL SETUSER <name> on ><password> `.
+ */
+export function echoMqAclRules(prefix = 'emq'): string {
+  return `resetkeys ~${prefix}:* resetchannels -@all ${ECHOMQ_ACL_COMMANDS.map((c) => `+${c}`).join(' ')}`;
+}

@@ -1,0 +1,21 @@
+import { aclRefused, outOfMemory, serverRejected } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+
+/** The error code of a server reply (its first word), also when Redis 6.2 wraps it in a script error. */
+function replyCode(message: string, code: string): boolean {
+  return message.startsWith(`${code} `) || message.includes(`-${code} `);
+}
+
+/**
+ * @internal Turns what the server refused into an {@link EchoMqError}: out of memory, an ACL
+ * refusal (naming the rules the user needs), or any other refusal of a script (code
+ * SERVER_REJECTED, the server's text kept). Errors of the connection itself pass through as they
+ * are: ioredis retries those.
+ */
+export function fromServerError(op: string, queue: string, prefix: string, err: unknown): unknown {
+  if (!(err instanceof Error) || err.name !== 'ReplyError') return err;
+  const message = err.message;
+  if (replyCode(message, 'OOM')) return new EchoMqError(outOfMemory(op, queue), { code: 'OUT_OF_MEMORY', queue, cause: err });
+  if (replyCode(message, 'NOPERM')) return new EchoMqError(aclRefused(op, queue, prefix, message), { code: 'SERVER_REJECTED', queue, cause: err });
+  return new EchoMqError(serverRejected(op, queue, message), { code: 'SERVER_REJECTED', queue, cause: err });
+}

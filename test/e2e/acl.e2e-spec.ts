@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import type IORedis from 'ioredis';
+import { EchoMqError, LaneConsumer, LaneJob, LanesService, mintJobId } from '../../lib';
+import { echoMqAclRules } from '../../lib/redis/acl';
+import { lanesOn, testQueue } from '../support/lanes';
+import { bootApp, until } from '../support/nest';
+import { TestRedisServer } from '../support/redis-server';
+
+const appQueue = testQueue();
+const ran: string[] = [];
+
+@LaneConsumer(appQueue, { concurrency: 4 })
+@Injectable()
+class AclWorker {
+  async handle(job: LaneJob): Promise<void> {
+    ran.push(job.id);
+  }
+}
+
+/** LanesService methods that are not the queue's public operations (hooks and internals). */
+const NOT_PUBLIC = new Set(['constructor', 'onModuleInit', 'keysOf', 'settings', 'admitArgs', 'leaseOf', 'wclaimTurn', 'extendUntil']);
+
+/**
+ * Least privilege: a user allowed the EchoMQ keys and the commands in lib/redis/acl.ts, nothing
+ * else (no CONFIG, no other keys), runs every public method and a consumer loop; a user without
+ * access to emq:* gets an EchoMqError that says which rules it lacks, not a raw reply or a hang.
+ */
+describe('ACL: least privilege', () => {
+  let server: TestRedisServer;
+  let admin: IORedis;
+  const clients: IORedis[] = [];
+  const as = async (user: string): Promise<IORedis> => {
+    const c = server.client();
+    clients.push(c);
+    await c.auth(user, 'pw');
+    return c;
+  };
+
+  beforeAll(async () => {
+    server = await TestRedisServer.start();
+    admin = server.client();
+    await admin.call('ACL', 'SETUSER', 'echomq', 'on', '>pw', ...echoMqAclRules().split(' '));
+    // Every command EchoMQ needs, but the keys of another prefix only.
+    await admin.call('ACL', 'SETUSER', 'stranger', 'on', '>pw', ...echoMqAclRules('other').split(' '));
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.quit()));
+    await admin.quit();
+    await server.stop();
+  });
+
+  it('every public method of LanesService works under the EchoMQ user', async () => {
+    const lanes = lanesOn(await as('echomq'), { backoff: { delayMs: 0 } });
+    const q = testQueue();
+    const called = new Set<string>();
+    const call = async <T>(name: keyof LanesService, run: () => Promise<T>): Promise<T> => {
+      called.add(name);
+      return run();
+    };
+    const id = await call('submit', () => lanes.submit(q, 'a', { n: 1 }, { jobId: mintJobId(), maxAttempts: 1 }));
+    await call('submitMany', () => lanes.submitMany(q, [{ group: 'b', payload: 2 }, { group: 'c', payload: 3, opts: { delayMs: 1 } }]));
+    await call('weight', () => lanes.weight(q, 'b', 2));
+    await call('limit', () => lanes.limit(q, 'b', 5));
+    await call('limit', () => lanes.limit(q, 'b', null));
+    await call('rate', () => lanes.rate(q, 'b', { max: 100, perMs: 1_000 }));
+    await call('rate', () => lanes.rate(q, 'b', null));
+    await call('pause', () => lanes.pause(q, 'b', { forMs: 60_000, reason: 'acl' }));
+    await call('resume', () => lanes.resume(q, 'b'));
+    expect((await call('lane', () => lanes.lane(q, 'b'))).pending).toBe(1);
+    expect((await call('lanes', () => lanes.lanes(q))).length).toBeGreaterThanOrEqual(2);
+    const first = await call('claim', () => lanes.claim(q, { leaseMs: 10_000 }));
+    expect(first?.id).toBe(id);
+    expect(await call('extend', () => lanes.extend(q, id, first!.attempt, 10_000))).toBe(true);
+    expect((await call('extendMany', () => lanes.extendMany(q, [{ jobId: id, token: first!.attempt }], 10_000)))[0]).toBeGreaterThan(0);
+    expect(await call('fail', () => lanes.fail(q, id, first!.attempt, new Error('boom')))).toBe('dead');
+    const dead = await call('dead', () => lanes.dead(q));
+    expect(dead.map((j) => j.id)).toEqual([id]);
+    expect(await call('retryDead', () => lanes.retryDead(q, id))).toBe(true);
+    await until(async () => (await call('promote', () => lanes.promote(q))) >= 0, 1_000, 'promote');
+    const batch = await call('claimMany', () => lanes.claimMany(q, 2, { leaseMs: 1 }));
+    expect(batch.jobs.length).toBeGreaterThan(0);
+    await until(async () => (await call('reap', () => lanes.reap(q))) > 0, 2_000, 'an expired lease to be reaped');
+    const turn = await call('wclaim', () => lanes.wclaim(q, { leaseMs: 10_000 }));
+    expect(turn.length).toBeGreaterThan(0);
+    const turns = await call('wclaimMany', () => lanes.wclaimMany(q, 2, { leaseMs: 10_000 }));
+    for (const j of turns.turns.flat()) expect(await lanes.release(q, j.id, j.attempt)).toBe(true);
+    expect(await call('release', () => lanes.release(q, turn[0].id, turn[0].attempt))).toBe(true);
+    const again = (await lanes.claimMany(q, 10)).jobs;
+    const [head, ...rest] = again;
+    expect(await call('complete', () => lanes.complete(q, head.id, head.attempt))).toBe(true);
+    expect(await call('completeMany', () => lanes.completeMany(q, rest.map((j) => ({ jobId: j.id, token: j.attempt })))))
+      .toEqual(rest.map(() => true));
+    const stats = await call('stats', () => lanes.stats(q));
+    expect(stats.completed).toBe(again.length);
+
+    const publicMethods = Object.getOwnPropertyNames(LanesService.prototype).filter((m) => !NOT_PUBLIC.has(m));
+    // A public method added to LanesService must be exercised here under the EchoMQ user too.
+    expect(publicMethods.filter((m) => !called.has(m))).toEqual([]);
+  });
+
+  it('a Nest app under the EchoMQ user boots, runs its consumer loop and closes (CONFIG refused, coped with)', async () => {
+    const { app, logger } = await bootApp('', [AclWorker],
+      { connection: { host: '127.0.0.1', port: server.port, username: 'echomq', password: 'pw' } });
+    try {
+      const ids = await app.get(LanesService).submitMany(appQueue, [...Array(20)].map((_, i) => ({ group: `g${i % 3}`, payload: i })));
+      await until(() => ids.every((i) => ran.includes(i)), 10_000, 'the consumer to run every job');
+    } finally {
+      await app.close();
+    }
+    expect(logger.text()).toMatch(/maxmemory-policy/);
+    expect(logger.text()).not.toMatch(/NOPERM|failed/);
+  });
+
+  it('a user without access to emq:* gets EchoMqError SERVER_REJECTED naming the missing rules; its loop backs off and closes', async () => {
+    const lanes = lanesOn(await as('stranger'));
+    const err = await lanes.submit(testQueue(), 'g', 1).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(EchoMqError);
+    expect((err as EchoMqError).code).toBe('SERVER_REJECTED');
+    expect((err as Error).message).toMatch(/NOPERM/);
+    expect((err as Error).message).toContain('~emq:*');
+    expect((err as Error).message).toContain(echoMqAclRules('emq'));
+
+    const { app, logger } = await bootApp('', [AclWorker],
+      { connection: { host: '127.0.0.1', port: server.port, username: 'stranger', password: 'pw' } });
+    const refused = await app.get(LanesService).submit(appQueue, 'g', 1).then(() => undefined, (e: unknown) => e);
+    expect((refused as EchoMqError).code).toBe('SERVER_REJECTED');
+    await until(() => /claiming from .* failed \(EchoMQ .* NOPERM/.test(logger.text('error')), 5_000, 'the loop to log the refusal');
+    const closing = Date.now();
+    await app.close();
+    expect(Date.now() - closing).toBeLessThan(2_000);
+  });
+});

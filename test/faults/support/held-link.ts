@@ -1,0 +1,62 @@
+import { AddressInfo, createServer, Server, Socket } from 'net';
+
+/**
+ * A loopback TCP proxy for a replication link. It passes bytes both ways until `hold()`; from then
+ * on what the target (the primary) sends is held back, as on a link that has fallen behind. `cut()`
+ * drops the connections and everything held, as a crash of the primary's host would.
+ */
+export class HeldLink {
+  private readonly closers = new Set<() => void>();
+  private holding = false;
+
+  private constructor(private readonly server: Server, readonly port: number) {}
+
+  static async start(targetPort: number): Promise<HeldLink> {
+    let link: HeldLink | undefined;
+    const server = createServer((client) => link?.pipe(client, targetPort));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    link = new HeldLink(server, (server.address() as AddressInfo).port);
+    return link;
+  }
+
+  /** Holds back from now on what the target sends. */
+  hold(): void {
+    this.holding = true;
+  }
+
+  /** Drops every connection and what was held on it. */
+  cut(): void {
+    for (const close of [...this.closers]) close();
+  }
+
+  private pipe(client: Socket, targetPort: number): void {
+    const upstream = new Socket();
+    const close = () => {
+      this.closers.delete(close);
+      client.destroy();
+      upstream.destroy();
+    };
+    this.closers.add(close);
+    // NOTE: without this, Nagle's algorithm and delayed ACKs stall the small GETACK/ACK exchange of WAIT by ~40 ms.
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    client.on('error', close).on('close', close);
+    upstream.on('error', close).on('close', close);
+    client.pause();
+    upstream.connect(targetPort, '127.0.0.1', () => {
+      client.on('data', (d) => upstream.write(d));
+      client.resume();
+    });
+    upstream.on('data', (d) => {
+      if (!this.holding) client.write(d);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
