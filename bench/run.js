@@ -20,7 +20,7 @@ const { echoConsumer, bullConsumer } = require('./lib/consumers');
 const { echoFill, bullFill } = require('./lib/fill');
 const { deferred } = require('./lib/measure');
 
-const SCENARIOS = ['submit', 'e2e', 'skew', 'tenants', 'weights', 'weighted', 'scale', 'idle', 'memory'];
+const SCENARIOS = ['submit', 'e2e', 'skew', 'tenants', 'weights', 'weighted', 'scale', 'inspect', 'idle', 'memory'];
 
 const FULL = {
   rounds: 3,
@@ -40,6 +40,7 @@ const FULL = {
   scaleClaims: 20000,
   scaleDepthSamples: 2000,
   scaleDeep: 1000000,
+  inspectLanes: 100000,
   idleConsumers: 10,
   idleSettleMs: 1000,
   idleWindowMs: 10000,
@@ -70,6 +71,7 @@ const SMOKE = {
   scaleClaims: 200,
   scaleDepthSamples: 50,
   scaleDeep: 5000,
+  inspectLanes: 2000,
   idleConsumers: 2,
   idleSettleMs: 200,
   idleWindowMs: 1000,

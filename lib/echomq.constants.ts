@@ -23,5 +23,15 @@ export const NAME_MAX_BYTES = 200;
 export const DEDUP_MAX_BYTES = 1024;
 /** @internal Characters of a failure reason that are kept. */
 export const ERROR_MAX_CHARS = 4096;
+/** @internal Longest a completed row may be kept: 30 days. */
+export const MAX_KEEP_COMPLETED_MS = 30 * 24 * 3600 * 1000;
+/** @internal Longest waitFor may wait: a day. */
+export const MAX_WAIT_MS = 24 * 3600 * 1000;
+/** @internal Rings up to this many lanes get an exact `ahead` from position(). */
+export const POSITION_EXACT_RING = 1_000;
+/** @internal Lanes per scanLanes/topLanes page, at most. */
+export const LANE_PAGE_MAX = 1_000;
 /** @internal Byte limit of a pause reason. */
 export const PAUSE_REASON_MAX_BYTES = 200;
+/** @internal Lane rows one script call reads, at most (about 0.4 ms of server time). */
+export const LANE_ROWS_PER_SCRIPT = 100;

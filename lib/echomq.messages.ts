@@ -68,6 +68,9 @@ export const duplicateConsumer = (className: string, queue: string): string =>
 export const scopedConsumer = (className: string): string =>
   `${className} is a request-scoped or transient @LaneConsumer; consumers must be singletons. It was skipped.`;
 
+export const waitTimedOut = (queue: string, jobId: string, ms: number): string =>
+  `waitFor timed out after ${ms} ms: job ${jobId} of queue "${queue}" has not completed or died yet (it may still).`;
+
 export const connectionFailedAtStart = (name: string, err: Error & { code?: string }): string => {
   const tls = /CERT|SELF_SIGNED|TLS|SSL|HOSTNAME/.test(err.code ?? '');
   const hint = tls

@@ -1,4 +1,4 @@
-import { DEFAULT_PREFIX } from './echomq.constants';
+import { DEFAULT_PREFIX, MAX_KEEP_COMPLETED_MS } from './echomq.constants';
 import { EchoMqError } from './errors';
 import type { EchoMqModuleOptions, ResolvedEchoMqOptions } from './interfaces';
 import { checkInt, checkName } from './validation/validate';
@@ -22,6 +22,7 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
     maxPayloadBytes: options.maxPayloadBytes ?? 1_048_576,
     idleBlockMs: options.idleBlockMs ?? 5_000,
+    keepCompletedMs: options.keepCompletedMs ?? 0,
     logger: options.logger,
     durability: resolveDurability(options.durability),
   };
@@ -36,6 +37,7 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
   checkInt('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);
   checkInt('maxPayloadBytes', resolved.maxPayloadBytes, 1);
   checkInt('idleBlockMs', resolved.idleBlockMs, 10);
+  checkInt('keepCompletedMs', resolved.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS);
   return resolved;
 }
 

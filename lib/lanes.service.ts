@@ -1,15 +1,19 @@
-import { Inject, Injectable, LoggerService, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, LoggerService, OnModuleInit, Optional } from '@nestjs/common';
 import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import type {
-  ClaimOptions, FailOptions, FailOutcome, HeldLease, LaneInfo, LaneJob, LaneRate, PauseOptions, ResolvedEchoMqOptions,
-  SubmitItem, SubmitOptions, WeightedClaimManyOptions, WeightedClaimOptions,
+  ClaimOptions, FailOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
+  PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, WaitForOptions,
+  WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
 import { LaneAcks } from './lanes/acks';
 import { LaneAdmission } from './lanes/admission';
 import { LaneClaims } from './lanes/claims';
 import { LaneContext } from './lanes/lane-context';
 import { LaneInspection } from './lanes/inspection';
+import { LaneJobs } from './lanes/jobs';
+import { LaneWaiting } from './lanes/waiting';
+import { EchoMqConnections } from './redis/echomq-connections';
 import { LaneRecovery } from './lanes/recovery';
 import { prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
@@ -34,10 +38,13 @@ export class LanesService implements OnModuleInit {
   private readonly recovery: LaneRecovery;
   private readonly steering: LaneSteering;
   private readonly inspection: LaneInspection;
+  private readonly jobs: LaneJobs;
+  private readonly waiting: LaneWaiting;
 
   constructor(
     @Inject(ECHOMQ_REDIS_CLIENT) client: RedisClient,
     @Inject(ECHOMQ_MODULE_OPTIONS) options: ResolvedEchoMqOptions,
+    @Optional() connections?: EchoMqConnections,
   ) {
     this.ctx = new LaneContext(client, options);
     this.logger = echoMqLogger(options);
@@ -47,6 +54,12 @@ export class LanesService implements OnModuleInit {
     this.recovery = new LaneRecovery(this.ctx);
     this.steering = new LaneSteering(this.ctx);
     this.inspection = new LaneInspection(this.ctx);
+    this.jobs = new LaneJobs(this.ctx);
+    // NOTE: in the module the subscriber is the connection manager's, closed with the app; a
+    // LanesService built by hand duplicates its client and closes the copy when nobody waits.
+    this.waiting = new LaneWaiting(this.ctx, connections
+      ? { open: () => connections.open('echomq:waits'), close: (c) => connections.close(c), closeWhenIdle: false }
+      : { open: () => client.duplicate(), close: async (c) => void c.disconnect(), closeWhenIdle: true }, this.logger);
   }
 
   /** @internal Takes a distinct job-id node number from the server and checks its eviction policy. */
@@ -118,17 +131,21 @@ export class LanesService implements OnModuleInit {
 
   // --- acks ------------------------------------------------------------------------------------
 
-  /** Acknowledges a job; only the holder of the current attempt (`token`) may. */
-  complete(queue: string, jobId: string, token: number): Promise<boolean> {
-    return this.acks.complete(queue, jobId, token);
+  /**
+   * Acknowledges a job; only the holder of the current attempt (`token`) may. `result` (JSON, up to
+   * maxPayloadBytes) is kept with the row when completed jobs are kept (`keepCompletedMs`).
+   */
+  complete(queue: string, jobId: string, token: number, result?: unknown): Promise<boolean> {
+    return this.acks.complete(queue, jobId, token, result);
   }
 
   /**
    * Acknowledges many jobs in one round trip per chunk, each exactly as `complete` would; one
-   * boolean per ack, in order (false: the token was stale or the job unknown).
+   * boolean per ack, in order (false: the token was stale or the job unknown). `opts.keepCompletedMs`
+   * overrides the module's for these jobs (a consumer's own setting).
    */
-  completeMany(queue: string, acks: { jobId: string; token: number }[]): Promise<boolean[]> {
-    return this.acks.completeMany(queue, acks);
+  completeMany(queue: string, acks: { jobId: string; token: number; result?: unknown }[], opts?: { keepCompletedMs?: number }): Promise<boolean[]> {
+    return this.acks.completeMany(queue, acks, opts);
   }
 
   /** Gives a held job back: retried after backoff into its lane, or dead once attempts are spent. */
@@ -220,9 +237,44 @@ export class LanesService implements OnModuleInit {
     return this.inspection.lane(queue, group);
   }
 
-  /** Every lane with pending or active jobs or a setting, by name. */
+  /**
+   * Every lane with pending or active jobs or a setting, by name. O(lanes) in one script: for small
+   * queues only; page through a large one with `scanLanes`.
+   */
   lanes(queue: string): Promise<LaneInfo[]> {
     return this.inspection.lanes(queue);
+  }
+
+  /**
+   * A page of the queue's lanes (`opts.count` 1..1,000, default 100, about that many per page); pass
+   * the returned cursor for the next page, `null` when done. A lane that exists for the whole scan is
+   * returned at least once; each call costs O(count).
+   */
+  scanLanes(queue: string, opts?: ScanLanesOptions): Promise<LanePage> {
+    return this.inspection.scanLanes(queue, opts);
+  }
+
+  /** The `count` (1..1,000) lanes with the most pending jobs, most first. */
+  topLanes(queue: string, count: number): Promise<LaneInfo[]> {
+    return this.inspection.topLanes(queue, count);
+  }
+
+  /** One job as it is now; null for an id the queue does not hold (never submitted, or completed and not kept). */
+  job<T = unknown>(queue: string, jobId: string): Promise<JobInfo<T> | null> {
+    return this.jobs.job(queue, jobId) as Promise<JobInfo<T> | null>;
+  }
+
+  /** Where a pending job stands: its rank, its lane's place in the ring, the jobs ahead and a wait estimate; null unless pending. */
+  position(queue: string, jobId: string): Promise<LanePosition | null> {
+    return this.jobs.position(queue, jobId);
+  }
+
+  /**
+   * Resolves once the job is completed or dead, with its JobInfo; null when the queue does not hold
+   * the id. Rejects with an EchoMqError of code TIMEOUT after `opts.timeoutMs`. Never polls.
+   */
+  waitFor<T = unknown>(queue: string, jobId: string, opts: WaitForOptions): Promise<JobInfo<T> | null> {
+    return this.waiting.waitFor(queue, jobId, opts) as Promise<JobInfo<T> | null>;
   }
 
   /** The dead-lettered jobs, oldest death first, each with its `lastError`. */
@@ -230,8 +282,11 @@ export class LanesService implements OnModuleInit {
     return (await this.inspection.dead(queue, opts)) as LaneJob<T>[];
   }
 
-  /** Counters of the queue: jobs completed, retried and dead-lettered since it was created. */
-  stats(queue: string): Promise<{ completed: number; retried: number; dead: number }> {
+  /**
+   * The queue's totals since it began (kept in the server, the same from every process), its jobs in
+   * each state now, its lanes, and completions per second over the last minute. Constant cost.
+   */
+  stats(queue: string): Promise<QueueStats> {
     return this.inspection.stats(queue);
   }
 }

@@ -14,6 +14,8 @@ import { SCORING_COST_MS, ScoreWorker } from './score.worker';
       useFactory: () => ({
         connection: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
         shutdownTimeoutMs: 5_000,
+        // NOTE: a scored guess stays readable (GET /guesses/:id, with its score) for ten minutes.
+        keepCompletedMs: 600_000,
       }),
     }),
   ],

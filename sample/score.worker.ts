@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'timers/promises';
 import { LaneConsumer, LaneJob } from '@echomq/nestjs';
 import { Guess, GUESS_QUEUE } from './guess';
-import { ScoreService } from './score.service';
+import { GuessResult, ScoreService } from './score.service';
 
 /** Token of the simulated cost of scoring one guess, in ms (think: a call to a slow service). */
 export const SCORING_COST_MS = 'SCORING_COST_MS';
@@ -21,13 +21,17 @@ export class ScoreWorker {
     @Inject(SCORING_COST_MS) private readonly costMs: number,
   ) {}
 
-  /** Returning completes the job; throwing would fail it (retried, then dead-lettered). */
-  async handle(job: LaneJob<Guess>): Promise<void> {
+  /**
+   * Returning completes the job, and what it returns is the job's result (kept a while: see
+   * keepCompletedMs in app.module.ts); throwing would fail it (retried, then dead-lettered).
+   */
+  async handle(job: LaneJob<Guess>): Promise<GuessResult> {
     if (this.costMs > 0) await sleep(this.costMs);
     // NOTE: the player comes from the payload, not job.group: the lane is a scheduling choice
     // (normally the player's own), and the score must not depend on it.
     const { player, guess } = job.payload;
     const result = this.scores.score(player, guess);
     this.logger.debug(`${player} ${guess}: ${result.hits} hit(s), ${result.near} near, +${result.points}`);
+    return result;
   }
 }

@@ -41,8 +41,8 @@ async function echoRound(ctx, n, lanesCount) {
     await c.stop();
     const k = lanes.keysOf(Q);
     const [stats, ringLen, activeLen] = await Promise.all([lanes.stats(Q), client.llen(k.ring), client.zcard(k.active)]);
-    if (dupes || seen.size !== n || stats.completed !== n || ringLen || activeLen) {
-      throw new Error(`EchoMQ e2e: handled ${seen.size}/${n} (${dupes} twice), completed ${stats.completed}, ring ${ringLen}, active ${activeLen}`);
+    if (dupes || seen.size !== n || stats.totals.completed !== n || ringLen || activeLen) {
+      throw new Error(`EchoMQ e2e: handled ${seen.size}/${n} (${dupes} twice), completed ${stats.totals.completed}, ring ${ringLen}, active ${activeLen}`);
     }
     return { submit: perJob(sub, n), drain: perJob(drain, n), life: { redisUsPerJob: (sub.redisCpuUs + drain.redisCpuUs) / n }, consumer: { ...c.consumer.stats } };
   } finally {

@@ -1,9 +1,10 @@
 /**
  * What went wrong, for code that maps errors (e.g. to HTTP statuses): bad input to a call; the
  * server out of memory; a server refusal; no free job id; a misconfigured module or consumer; a
- * write not confirmed by enough replicas in time (`durability`).
+ * write not confirmed by enough replicas in time (`durability`); a wait that timed out (waitFor).
  */
-export type EchoMqErrorCode = 'INVALID_ARGUMENT' | 'OUT_OF_MEMORY' | 'SERVER_REJECTED' | 'IDS_EXHAUSTED' | 'MISCONFIGURED' | 'NOT_REPLICATED';
+export type EchoMqErrorCode =
+  'INVALID_ARGUMENT' | 'OUT_OF_MEMORY' | 'SERVER_REJECTED' | 'IDS_EXHAUSTED' | 'MISCONFIGURED' | 'NOT_REPLICATED' | 'TIMEOUT';
 
 /** Context carried by an {@link EchoMqError}. */
 export interface EchoMqErrorContext {

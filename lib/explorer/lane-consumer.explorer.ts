@@ -2,7 +2,7 @@ import { Inject, Injectable, LoggerService, OnModuleInit } from '@nestjs/common'
 import { echoMqLogger } from '../echomq.logger';
 import { DiscoveryService } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
-import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
+import { ECHOMQ_MODULE_OPTIONS, MAX_KEEP_COMPLETED_MS } from '../echomq.constants';
 import {
   duplicateConsumer, invalidConsumerOption, invalidConsumerQueue, missingHandle, scopedConsumer, weightedWithoutConsumer,
 } from '../echomq.messages';
@@ -101,6 +101,7 @@ export class LaneConsumerExplorer implements OnModuleInit {
       concurrency: int('concurrency', meta.concurrency, 1, 10_000) ?? 1,
       leaseMs: int('leaseMs', meta.leaseMs, 100, 2 ** 31 - 1),
       maxAttempts: int('maxAttempts', meta.maxAttempts, 1, 1_000_000),
+      keepCompletedMs: int('keepCompletedMs', meta.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS),
       weighted,
       handler: (job: LaneJob) => (handle as (j: LaneJob) => unknown).call(instance, job),
     };

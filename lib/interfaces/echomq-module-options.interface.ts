@@ -50,6 +50,12 @@ export interface EchoMqModuleOptions {
   /** A logger to use instead of Nest's `Logger`. */
   logger?: LoggerService;
   /**
+   * How long a completed job's row is kept (state `completed`, its result and finishedAt), in ms;
+   * while kept, a submit with the same jobId or dedupKey returns its id. 0 deletes it at once.
+   * @default 0
+   */
+  keepCompletedMs?: number;
+  /**
    * Replicated writes: submit, submitMany, complete, fail and retryDead resolve only once this many
    * replicas hold them (not on a Redis Cluster connection). @default none (asynchronous replication)
    */
@@ -66,6 +72,7 @@ export interface ResolvedEchoMqOptions {
   shutdownTimeoutMs: number;
   maxPayloadBytes: number;
   idleBlockMs: number;
+  keepCompletedMs: number;
   logger?: LoggerService;
   durability: Required<EchoMqDurability> | null;
 }

@@ -2,3 +2,4 @@ export * from './lane-job.interface';
 export * from './lanes-options.interface';
 export * from './echomq-module-options.interface';
 export * from './lane-consumer-options.interface';
+export * from './job-info.interface';

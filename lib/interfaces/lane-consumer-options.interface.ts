@@ -6,6 +6,8 @@ export interface LaneConsumerOptions {
   leaseMs?: number;
   /** Attempts before a job of this consumer is dead-lettered. @default the module's maxAttempts */
   maxAttempts?: number;
+  /** How long this consumer's completed jobs stay readable, in ms. @default the module's keepCompletedMs */
+  keepCompletedMs?: number;
 }
 
 /** @internal What `@LaneConsumer` stores on a class. */
@@ -21,6 +23,7 @@ export interface LaneConsumerDescriptor {
   concurrency: number;
   leaseMs?: number;
   maxAttempts?: number;
+  keepCompletedMs?: number;
   weighted: boolean;
   /** The bound handle(job) method. */
   handler: (job: import('./lane-job.interface').LaneJob) => unknown;

@@ -1,8 +1,8 @@
-import { ERROR_MAX_CHARS, SUBMIT_CHUNK } from '../echomq.constants';
+import { ERROR_MAX_CHARS, MAX_KEEP_COMPLETED_MS, SUBMIT_CHUNK } from '../echomq.constants';
 import { invalidArgument } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import type { FailOptions, FailOutcome } from '../interfaces';
-import { checkInt, checkJobId, checkOptInt, checkOptions, checkToken } from '../validation/validate';
+import { checkInt, checkJobId, checkOptInt, checkOptions, checkToken, encodePayload } from '../validation/validate';
 import { MAX_LEASE_MS } from './claims';
 import type { LaneContext } from './lane-context';
 
@@ -13,28 +13,43 @@ import type { LaneContext } from './lane-context';
 export class LaneAcks {
   constructor(private readonly ctx: LaneContext) {}
 
-  async complete(queue: string, jobId: unknown, token: unknown): Promise<boolean> {
+  async complete(queue: string, jobId: unknown, token: unknown, result: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
-    const done = await this.ctx.scripts.complete(k, checkJobId('jobId', jobId, k.queue), checkToken(token, k.queue));
+    const id = checkJobId('jobId', jobId, k.queue);
+    const t = checkToken(token, k.queue);
+    const text = this.resultText(result, 'result', k.queue);
+    const done = await this.ctx.scripts.complete(k, id, t, text, this.ctx.options.keepCompletedMs);
     return this.ctx.durability.confirm('complete', k.queue, done);
   }
 
-  async completeMany(queue: string, acks: unknown): Promise<boolean[]> {
+  async completeMany(queue: string, acks: unknown, opts?: unknown): Promise<boolean[]> {
     const k = this.ctx.keysOf(queue);
+    const o = checkOptions<{ keepCompletedMs: number }>('opts', opts, k.queue);
+    const keepMs = checkOptInt('opts.keepCompletedMs', o.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS, k.queue) ?? this.ctx.options.keepCompletedMs;
     if (!Array.isArray(acks)) {
       throw new EchoMqError(invalidArgument('acks', 'must be an array of { jobId, token }', acks), { argument: 'acks', queue: k.queue });
     }
-    const checked = acks.map((a: { jobId?: unknown; token?: unknown }, i) => {
+    const checked = acks.map((a: { jobId?: unknown; token?: unknown; result?: unknown }, i) => {
       if (typeof a !== 'object' || a === null) {
         throw new EchoMqError(invalidArgument(`acks[${i}]`, 'must be { jobId, token }', a), { argument: `acks[${i}]`, queue: k.queue });
       }
-      return { id: checkJobId(`acks[${i}].jobId`, a.jobId, k.queue), token: checkInt(`acks[${i}].token`, a.token, 1, Number.MAX_SAFE_INTEGER, k.queue) };
+      return {
+        id: checkJobId(`acks[${i}].jobId`, a.jobId, k.queue),
+        token: checkInt(`acks[${i}].token`, a.token, 1, Number.MAX_SAFE_INTEGER, k.queue),
+        result: this.resultText(a.result, `acks[${i}].result`, k.queue),
+      };
     });
     const out: boolean[] = [];
     for (let start = 0; start < checked.length; start += SUBMIT_CHUNK) {
-      out.push(...(await this.ctx.scripts.completeMany(k, checked.slice(start, start + SUBMIT_CHUNK))));
+      out.push(...(await this.ctx.scripts.completeMany(k, checked.slice(start, start + SUBMIT_CHUNK), keepMs)));
     }
     return this.ctx.durability.confirm('complete', k.queue, out);
+  }
+
+  /** A handler's result as the scripts keep it: its JSON ('' for undefined: no result), within maxPayloadBytes. */
+  private resultText(result: unknown, argument: string, queue: string): string {
+    if (result === undefined) return '';
+    return encodePayload(result, this.ctx.options.maxPayloadBytes, queue, argument);
   }
 
   async fail(queue: string, jobId: unknown, token: unknown, error: unknown, opts: unknown): Promise<FailOutcome> {

@@ -1,11 +1,19 @@
-import type { LaneInfo, LaneJob } from '../interfaces';
+import { LANE_PAGE_MAX, LANE_ROWS_PER_SCRIPT } from '../echomq.constants';
+import type { LaneKeys } from '../redis/lane-keys';
+import type { LaneInfo, LaneJob, LanePage, QueueStats, ScanLanesOptions } from '../interfaces';
 import { fromServerError } from '../redis/server-errors';
-import { checkName, checkOptInt, checkOptions } from '../validation/validate';
+import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
+import { invalidArgument } from '../echomq.messages';
+import { EchoMqError } from '../errors';
 import type { LaneContext } from './lane-context';
 
 const MAX_COUNT = 1_000_000;
+const CURSOR = /^[1-9][0-9]{0,19}$/;
 
-/** @internal Reads of the queue's state for people and tools: lanes, dead letters, counters. */
+/**
+ * @internal Reads of the queue's state for people and tools: one lane, pages of lanes from the lane
+ * index (scanLanes, topLanes), dead letters, and the queue's counters (stats).
+ */
 export class LaneInspection {
   constructor(private readonly ctx: LaneContext) {}
 
@@ -18,6 +26,46 @@ export class LaneInspection {
     return this.ctx.scripts.lanes(this.ctx.keysOf(queue), MAX_COUNT);
   }
 
+  /**
+   * A page of the lane index, by ZSCAN: a lane present for the whole scan is returned at least once,
+   * and each call costs O(count). The cursor is ZSCAN's, checked to be one it could have returned.
+   */
+  async scanLanes(queue: string, opts: unknown): Promise<LanePage> {
+    const k = this.ctx.keysOf(queue);
+    const o = checkOptions<ScanLanesOptions>('opts', opts, k.queue);
+    const count = checkOptInt('opts.count', o.count, 1, LANE_PAGE_MAX, k.queue) ?? 100;
+    let cursor = '0';
+    if (o.cursor !== undefined) {
+      if (typeof o.cursor !== 'string' || !CURSOR.test(o.cursor) || BigInt(o.cursor) >= 2n ** 64n) {
+        throw new EchoMqError(invalidArgument('opts.cursor', 'must be a cursor that scanLanes returned', o.cursor), { argument: 'opts.cursor', queue: k.queue });
+      }
+      cursor = o.cursor;
+    }
+    const [next, flat] = await this.ctx.client.zscan(k.index, cursor, 'COUNT', count)
+      .catch((err: unknown) => { throw fromServerError('scanLanes', k.queue, k.prefix, err); });
+    const groups: string[] = [];
+    for (let i = 0; i < flat.length; i += 2) groups.push(flat[i]);
+    return { lanes: await this.rows(k, groups), cursor: next === '0' ? null : next };
+  }
+
+  /** The lane index, most pending first (ZREVRANGE: O(log lanes + count)), then each lane's row. */
+  async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
+    const k = this.ctx.keysOf(queue);
+    const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
+    const names = await this.ctx.client.zrevrange(k.index, 0, n - 1)
+      .catch((err: unknown) => { throw fromServerError('topLanes', k.queue, k.prefix, err); });
+    return this.rows(k, names);
+  }
+
+  /** LaneInfo rows of named lanes, LANE_ROWS_PER_SCRIPT per script call so that none runs long (100: about 0.4 ms). */
+  private async rows(k: LaneKeys, groups: string[]): Promise<LaneInfo[]> {
+    const out: LaneInfo[] = [];
+    for (let start = 0; start < groups.length; start += LANE_ROWS_PER_SCRIPT) {
+      out.push(...(await this.ctx.scripts.laneRows(k, groups.slice(start, start + LANE_ROWS_PER_SCRIPT))));
+    }
+    return out;
+  }
+
   async dead(queue: string, opts: unknown): Promise<LaneJob[]> {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<{ offset: number; count: number }>('opts', opts, k.queue);
@@ -26,9 +74,23 @@ export class LaneInspection {
     return this.ctx.scripts.dead(k, offset, count);
   }
 
-  async stats(queue: string): Promise<{ completed: number; retried: number; dead: number }> {
-    const k = this.ctx.keysOf(queue);
-    const h = await this.ctx.client.hgetall(k.stats).catch((err: unknown) => { throw fromServerError('stats', k.queue, k.prefix, err); });
-    return { completed: Number(h.completed ?? 0), retried: Number(h.retried ?? 0), dead: Number(h.dead ?? 0) };
+  /**
+   * The queue's counters and sizes, in one read-only script of constant cost. `pending` is derived
+   * from the totals (every admitted job not completed is pending, scheduled, active or dead), so the
+   * hot path keeps no counter of its own for it.
+   */
+  async stats(queue: string): Promise<QueueStats> {
+    const s = await this.ctx.scripts.stats(this.ctx.keysOf(queue));
+    return {
+      totals: { submitted: s.submitted, completed: s.completed, retried: s.retried, dead: s.deadTotal, reaped: s.reaped },
+      pending: Math.max(0, s.submitted - s.completed - s.scheduled - s.active - s.dead),
+      scheduled: s.scheduled,
+      active: s.active,
+      dead: s.dead,
+      lanes: s.lanes,
+      ringLength: s.ringLength,
+      pausedLanes: s.pausedLanes,
+      completedPerSec: s.completedLastMinute / 60,
+    };
   }
 }

@@ -7,20 +7,21 @@
  * names in CLIENT LIST).
  */
 export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
-  // sent by the library
-  'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info',
+  // sent by the library (subscribe/unsubscribe: waitFor's subscriber; zscan, zrevrange: the lane index)
+  'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info', 'subscribe', 'unsubscribe', 'zscan', 'zrevrange',
   // called inside the scripts
-  'time', 'exists', 'del', 'pexpire',
+  'time', 'exists', 'del', 'pexpire', 'publish',
   'hget', 'hmget', 'hset', 'hdel', 'hincrby', 'hkeys', 'hlen',
   'llen', 'lindex', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem', 'ltrim',
-  'sadd', 'srem', 'sismember', 'smembers',
-  'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore',
+  'sadd', 'srem', 'sismember', 'smembers', 'scard',
+  'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore', 'zincrby', 'zrank', 'hexists', 'lpos', 'lrange',
 ];
 
 /**
- * The ACL rules an EchoMQ user needs under `prefix`: its keys and the commands above, nothing
- * else. Paste after `ACL SETUSER <name> on ><password> `.
+ * The ACL rules an EchoMQ user needs under `prefix`: its keys, its pub/sub channels (waitFor's
+ * `${prefix}:{q}:done`) and the commands above, nothing else. Paste after
+ * `ACL SETUSER <name> on ><password> `.
  */
 export function echoMqAclRules(prefix = 'emq'): string {
-  return `resetkeys ~${prefix}:* resetchannels -@all ${ECHOMQ_ACL_COMMANDS.map((c) => `+${c}`).join(' ')}`;
+  return `resetkeys ~${prefix}:* resetchannels &${prefix}:* -@all ${ECHOMQ_ACL_COMMANDS.map((c) => `+${c}`).join(' ')}`;
 }

@@ -17,6 +17,10 @@ export class LaneKeys {
   readonly wake: string;
   readonly dedup: string;
   readonly stats: string;
+  /** Every lane with work or settings, scored by its pending depth (scans, top lanes, counts). */
+  readonly index: string;
+  /** The pub/sub channel on which finished jobs that someone waits for are announced (not a key). */
+  readonly doneChannel: string;
   /** Rate ceilings of lanes: group -> "max perMs". */
   readonly rate: string;
   /** Pause details of lanes: group -> "pausedUntil|reason" (pausedUntil empty when untimed). */
@@ -38,6 +42,8 @@ export class LaneKeys {
     this.wake = this.base + 'wake';
     this.dedup = this.base + 'dedup';
     this.stats = this.base + 'stats';
+    this.index = this.base + 'lanes';
+    this.doneChannel = this.base + 'done';
     this.rate = this.base + 'grate';
     this.pauseInfo = this.base + 'gpause';
     this.timers = this.base + 'timers';

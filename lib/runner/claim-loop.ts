@@ -3,6 +3,7 @@ import { CLAIM_BATCH_MAX } from '../echomq.constants';
 import type { LaneConsumerDescriptor, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
 import type { LanesService } from '../lanes.service';
 import type { RedisClient } from '../scripts/lane-scripts';
+import { encodePayload } from '../validation/validate';
 
 /** @internal What a claim loop needs besides its consumer. */
 export interface ClaimLoopDeps {
@@ -37,7 +38,7 @@ export class ClaimLoop {
   private readonly waiting: Held[] = [];
   /** Acks and fails on their way to the server, awaited at stop. */
   private readonly settling = new Set<Promise<void>>();
-  private readonly acks: { job: LaneJob; resolve: (ok: boolean) => void; reject: (err: unknown) => void }[] = [];
+  private readonly acks: { job: LaneJob; result: unknown; resolve: (ok: boolean) => void; reject: (err: unknown) => void }[] = [];
   private readonly abort = new AbortController();
   private slotWaiter?: () => void;
   /** Claims sent and not back yet, and the slots they asked for. */
@@ -239,8 +240,8 @@ export class ClaimLoop {
     const { job } = held;
     let settle: Promise<void>;
     try {
-      await this.consumer.handler(job);
-      settle = this.ack(job).then(
+      const result = await this.consumer.handler(job);
+      settle = this.ack(job, this.keepableResult(job, result)).then(
         (ok) => {
           if (!ok) this.deps.logger.warn(`${this.consumer.name}: job ${job.id} finished after its lease was lost (attempt ${job.attempt}); the completion was refused.`);
         },
@@ -272,10 +273,25 @@ export class ClaimLoop {
     }
   }
 
+  /**
+   * The handler's return value as the job's result, or undefined (no result) when it has no JSON
+   * form or is over maxPayloadBytes: a result that cannot be kept must not fail a handled job.
+   */
+  private keepableResult(job: LaneJob, result: unknown): unknown {
+    if (result === undefined) return undefined;
+    try {
+      encodePayload(result, this.deps.lanes.settings.maxPayloadBytes, this.consumer.queue, 'result');
+      return result;
+    } catch (err) {
+      this.deps.logger.warn(`${this.consumer.name}: the result of job ${job.id} is not kept: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+
   /** Queues an ack; the acks of one turn of the event loop go to the server in one script call. */
-  private ack(job: LaneJob): Promise<boolean> {
+  private ack(job: LaneJob, result: unknown): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.acks.push({ job, resolve, reject });
+      this.acks.push({ job, result, resolve, reject });
       if (this.acks.length === 1) setImmediate(() => void this.flushAcks());
     });
   }
@@ -285,7 +301,8 @@ export class ClaimLoop {
     if (batch.length === 0) return;
     try {
       const results = await this.deps.lanes.completeMany(
-        this.consumer.queue, batch.map((a) => ({ jobId: a.job.id, token: a.job.attempt })));
+        this.consumer.queue, batch.map((a) => ({ jobId: a.job.id, token: a.job.attempt, result: a.result })),
+        { keepCompletedMs: this.consumer.keepCompletedMs });
       batch.forEach((a, i) => a.resolve(results[i]));
     } catch (err) {
       for (const a of batch) a.reject(err);

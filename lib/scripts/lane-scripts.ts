@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
+import { JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
 import { LaneKeys } from '../redis/lane-keys';
 import { fromServerError } from '../redis/server-errors';
 import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
@@ -57,6 +58,11 @@ export const SCRIPT_OF = {
   lane: 'laneInfo',
   lanes: 'lanes',
   dead: 'deadList',
+  job: 'readJob',
+  waitFor: 'watchJob',
+  position: 'locateJob',
+  scanLanes: 'laneRows',
+  stats: 'readStats',
 } as const;
 
 type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
@@ -89,7 +95,7 @@ export class LaneScripts {
 
   async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitResult> {
     const reply = (await this.run('submit', k.queue, 'submit',
-      [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup],
+      [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats],
       [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'])) as string[];
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
@@ -98,7 +104,7 @@ export class LaneScripts {
     const args: (string | number)[] = [k.base, jobs.length];
     for (const j of jobs) args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
     const reply = (await this.run('submitMany', k.queue, 'submitMany',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup], args)) as string[];
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as string[];
     const out: AdmitResult[] = [];
     for (let i = 0; i < reply.length; i += 2) out.push({ status: reply[i] as AdmitResult['status'], id: reply[i + 1] });
     return out;
@@ -107,14 +113,14 @@ export class LaneScripts {
   /** Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing is scheduled. */
   async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('claim', k.queue, 'claim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo, k.index, k.weight],
       [k.base, leaseMs, steps, promoteMax])) as Reply[];
     return toClaim(k.queue, reply);
   }
 
   async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const reply = (await this.run('wclaim', k.queue, 'wclaim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo, k.index],
       [k.base, leaseMs, max, promoteMax])) as Reply[];
     return toClaim(k.queue, reply);
   }
@@ -123,7 +129,7 @@ export class LaneScripts {
   async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number):
     Promise<{ turns: LaneJob[][]; dueInMs: number }> {
     const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo, k.index],
       [k.base, leaseMs, turns, max, untilJobs, promoteMax])) as Reply[];
     const leaseUntil = Number(reply[0]);
     const out: LaneJob[][] = [];
@@ -136,25 +142,26 @@ export class LaneScripts {
     return { turns: out, dueInMs: Number(reply[1]) };
   }
 
-  async complete(k: LaneKeys, id: string, token: number): Promise<boolean> {
+  /** `result` is JSON text, '' for none; `keepMs` 0 deletes the row. */
+  async complete(k: LaneKeys, id: string, token: number, result: string, keepMs: number): Promise<boolean> {
     const reply = await this.run('complete', k.queue, 'complete',
-      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats],
-      [k.base, id, token]);
+      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats, k.index, k.weight, k.rate],
+      [k.base, id, token, keepMs, result]);
     return reply === 1;
   }
 
   /** One result per ack, in order: true when completed, false when the token was stale. */
-  async completeMany(k: LaneKeys, acks: { id: string; token: number }[]): Promise<boolean[]> {
-    const args: (string | number)[] = [k.base, acks.length];
-    for (const a of acks) args.push(a.id, a.token);
+  async completeMany(k: LaneKeys, acks: { id: string; token: number; result: string }[], keepMs: number): Promise<boolean[]> {
+    const args: (string | number)[] = [k.base, acks.length, keepMs];
+    for (const a of acks) args.push(a.id, a.token, a.result);
     const reply = (await this.run('completeMany', k.queue, 'completeMany',
-      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats], args)) as number[];
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats, k.index, k.weight, k.rate], args)) as number[];
     return reply.map((r) => r === 1);
   }
 
   async fail(k: LaneKeys, id: string, token: number, error: string, p: FailPolicy): Promise<'retry' | 'dead' | 'stale'> {
     return (await this.run('fail', k.queue, 'fail',
-      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.schedule, k.dead, k.wake, k.stats],
+      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.schedule, k.dead, k.wake, k.stats, k.index, k.weight, k.rate],
       [k.base, id, token, error, p.maxAttempts, p.delayMs, p.factor, p.maxDelayMs])) as 'retry' | 'dead' | 'stale';
   }
 
@@ -172,53 +179,53 @@ export class LaneScripts {
 
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {
     return Number(await this.run('reap', k.queue, 'reap',
-      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats],
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats, k.index, k.weight, k.rate],
       [k.base, maxAttempts, max]));
   }
 
   async promote(k: LaneKeys, max: number): Promise<{ moved: number; nextDue: number }> {
     const reply = (await this.run('promote', k.queue, 'promote',
-      [k.schedule, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake], [k.base, max])) as number[];
+      [k.schedule, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.index], [k.base, max])) as number[];
     return { moved: Number(reply[0]), nextDue: Number(reply[1]) };
   }
 
   async weight(k: LaneKeys, group: string, weight: number): Promise<void> {
-    await this.run('weight', k.queue, 'weight', [k.weight], [group, weight]);
+    await this.run('weight', k.queue, 'weight', [k.weight, k.index, k.paused, k.limit, k.gactive, k.rate], [group, weight]);
   }
 
   async limit(k: LaneKeys, group: string, limit: number | null): Promise<void> {
     await this.run('limit', k.queue, 'limit',
-      [k.limit, k.gactive, k.paused, k.ring, k.ringSet, k.wake, k.lane(group), k.timers], [k.base, group, limit ?? '']);
+      [k.limit, k.gactive, k.paused, k.ring, k.ringSet, k.wake, k.lane(group), k.timers, k.index, k.weight, k.rate], [k.base, group, limit ?? '']);
   }
 
   /** Sets (or with null clears) a lane's rate ceiling. */
   async rate(k: LaneKeys, group: string, rate: LaneRate | null): Promise<void> {
     await this.run('rate', k.queue, 'rate',
-      [k.rate, k.timers, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.lane(group), k.rateLog(group)],
+      [k.rate, k.timers, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.lane(group), k.rateLog(group), k.index, k.weight],
       [k.base, group, rate ? rate.max : '', rate ? rate.perMs : '']);
   }
 
   /** Pauses a lane, until resumed or, with `forMs`, for that long (server clock); `reason` '' for none. */
   async pause(k: LaneKeys, group: string, forMs: number | null, reason: string): Promise<void> {
     await this.run('pause', k.queue, 'pause',
-      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group), k.pauseInfo, k.timers],
+      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group), k.pauseInfo, k.timers, k.index],
       [k.base, group, forMs ?? '', reason]);
   }
 
   async resume(k: LaneKeys, group: string): Promise<void> {
     await this.run('resume', k.queue, 'resume',
-      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group), k.pauseInfo, k.timers], [k.base, group]);
+      [k.paused, k.limit, k.gactive, k.ring, k.ringSet, k.wake, k.lane(group), k.pauseInfo, k.timers, k.index, k.weight, k.rate], [k.base, group]);
   }
 
   async release(k: LaneKeys, id: string, token: number): Promise<boolean> {
     const reply = await this.run('release', k.queue, 'release',
-      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.wake], [k.base, id, token]);
+      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.wake, k.index], [k.base, id, token]);
     return reply === 1;
   }
 
   async retryDead(k: LaneKeys, id: string): Promise<boolean> {
     const reply = await this.run('retryDead', k.queue, 'retryDead',
-      [k.job(id), k.dead, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake], [k.base, id]);
+      [k.job(id), k.dead, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.index], [k.base, id]);
     return reply === 1;
   }
 
@@ -229,6 +236,41 @@ export class LaneScripts {
 
   async lanes(k: LaneKeys, max: number): Promise<LaneInfo[]> {
     return toLaneInfos((await this.run('lanes', k.queue, 'lanes', laneRowKeys(k), [k.base, max])) as unknown[]);
+  }
+
+  /** The row of a job, null when the queue does not hold it. */
+  async job(k: LaneKeys, id: string): Promise<JobRow | null> {
+    return toJobRow(await this.run('job', k.queue, 'readJob', [k.job(id), k.active, k.schedule], [k.base, id]) as Reply[]);
+  }
+
+  /** The row of a job, marking it as waited on when it is unfinished; null when the queue does not hold it. */
+  async watchJob(k: LaneKeys, id: string): Promise<JobRow | null> {
+    return toJobRow(await this.run('waitFor', k.queue, 'watchJob', [k.job(id), k.active, k.schedule], [k.base, id]) as Reply[]);
+  }
+
+  /** Where a pending job stands; null when it is not pending. */
+  async locate(k: LaneKeys, id: string, exactUpTo: number): Promise<LocatedJob | null> {
+    const r = (await this.run('position', k.queue, 'locateJob', [k.job(id), k.ring, k.ringSet, k.stats], [k.base, id, exactUpTo])) as number[];
+    if (r.length === 0) return null;
+    return {
+      laneRank: Number(r[0]), ringIndex: Number(r[1]) < 0 ? null : Number(r[1]), ringLength: Number(r[2]),
+      ahead: Number(r[3]), exact: Number(r[4]) === 1, completedLastMinute: Number(r[5]),
+    };
+  }
+
+  /** The LaneInfo rows of the named lanes, in order. */
+  async laneRows(k: LaneKeys, groups: string[]): Promise<LaneInfo[]> {
+    if (groups.length === 0) return [];
+    return toLaneInfos((await this.run('scanLanes', k.queue, 'laneRows', laneRowKeys(k), [k.base, ...groups])) as unknown[]);
+  }
+
+  async stats(k: LaneKeys): Promise<StatsRow> {
+    const r = ((await this.run('stats', k.queue, 'readStats',
+      [k.stats, k.schedule, k.active, k.dead, k.ring, k.paused, k.index], [])) as number[]).map(Number);
+    return {
+      submitted: r[0], completed: r[1], retried: r[2], deadTotal: r[3], reaped: r[4], scheduled: r[5], active: r[6],
+      dead: r[7], lanes: r[8], ringLength: r[9], pausedLanes: r[10], completedLastMinute: r[11],
+    };
   }
 
   async dead(k: LaneKeys, offset: number, count: number): Promise<LaneJob[]> {

@@ -1,7 +1,7 @@
 --- @include "ringJoin"
 --- @include "wakeBefore"
 --[[
-  admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys) -> status, id
+  admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys) -> status, id, laned
   Admits one job: a row `job:<id>`, then either its lane (score 0, so ZPOPMIN serves mint order)
   or the schedule when it is delayed. A live job under the same caller-given id or dedup key is not
   admitted twice: status 'dup' with the existing id. An id the library minted itself that is
@@ -41,6 +41,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   else
     rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
     ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, true)
+    return 'ok', id, true
   end
-  return 'ok', id
+  return 'ok', id, false
 end

@@ -8,7 +8,8 @@
   NOTE: one read tells whether anything is scheduled or timed at all (the common case: nothing,
   and this read is all it costs); with one of the two sets present, an empty schedule means the
   timers are the one, and the other read is saved.
-  `k` names the keys: schedule, timers, grate, gpause, paused, ring, ringset, glimit, gactive, wake.
+  `k` names the keys: schedule, timers, grate, gpause, paused, ring, ringset, glimit, gactive, wake,
+  lanes (the lane index).
   `present` is that EXISTS reply when the caller has read it already (claim does, so that it builds
   the table `k` only when something is scheduled or timed).
 ]]
@@ -17,7 +18,7 @@ local function dueWork(base, now, promoteMax, k, present)
   local moved, nextDue, timerAt, rated = 0, -1, -1, false
   if present > 0 then
     moved, nextDue = promoteDue(base, now, promoteMax, k.schedule, k.ring, k.ringset, k.paused,
-      k.glimit, k.gactive, k.wake)
+      k.glimit, k.gactive, k.wake, k.lanes)
     if present == 2 or (moved == 0 and nextDue < 0) then
       timerAt, rated = laneTimers(base, now, k)
     end

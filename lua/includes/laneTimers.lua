@@ -1,4 +1,5 @@
 --- @include "ringJoin"
+--- @include "indexForget"
 --[[
   laneTimers(base, now, k) -> nextAt (-1 when none), rated
   Applies the lane timers that are due, at most 32 per call, and returns when the next one falls
@@ -7,7 +8,7 @@
   set it was kept in and rejoins the ring at the tail when serviceable). `rated` tells whether any
   lane of the queue has a rate ceiling. While one has, the set holds a marker member '~rate' with a
   score no clock reaches, so a queue with neither timers nor rates pays this one read and no more.
-  `k` names the keys: timers, grate, gpause, paused, ring, ringset, glimit, gactive, wake.
+  `k` names the keys: timers, grate, gpause, paused, ring, ringset, glimit, gactive, wake, lanes, gweight.
 ]]
 local TIMER_NEVER = 9e15
 local function laneTimers(base, now, k)
@@ -24,6 +25,8 @@ local function laneTimers(base, now, k)
       if string.sub(member, 1, 2) == 'p:' then
         rcall('SREM', k.paused, group)
         rcall('HDEL', k.gpause, group)
+        -- NOTE: the pause was a setting; an idle lane without another leaves the lane index.
+        if not rcall('HGET', k.gactive, group) then indexForget(k.lanes, group, k.paused, k.glimit, k.gweight, k.grate) end
       else
         rcall('SREM', k.ringset, group)
       end

@@ -1,17 +1,19 @@
 --- @include "ringJoin"
 --[[
-  promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey)
   Moves at most `max` scheduled jobs whose due time has come into their own lanes, at their mint
   position, and rings those lanes. Returns the number moved and the next due time still waiting
   (-1 when none), so an idle consumer knows how long it may block. The earliest entry is read
-  first: when nothing is due (the common case) that one read is all it costs.
+  first: when nothing is due (the common case) that one read is all it costs. The lane index
+  (indexKey) gains the moved jobs, once per lane.
 ]]
-local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey)
   local head = rcall('ZRANGE', scheduleKey, '0', '0', 'WITHSCORES')
   if not head[2] then return 0, -1 end
   local first = tonumber(head[2])
   if max <= 0 or first > now then return 0, first end
   local moved = 0
+  local added, groups = {}, {}
   local due = rcall('ZRANGEBYSCORE', scheduleKey, '-inf', now, 'LIMIT', 0, max)
   for i = 1, #due do
     local id = due[i]
@@ -23,7 +25,15 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
       ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
       moved = moved + 1
+      if not added[group] then
+        added[group] = 0
+        groups[#groups + 1] = group
+      end
+      added[group] = added[group] + 1
     end
+  end
+  for i = 1, #groups do
+    rcall('ZINCRBY', indexKey, string.format('%d', added[groups[i]]), groups[i])
   end
   local nxt = rcall('ZRANGE', scheduleKey, '0', '0', 'WITHSCORES')
   if nxt[2] then return moved, tonumber(nxt[2]) end

@@ -1,16 +1,17 @@
 --[[
-  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, indexKey)
   Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
   ZPOPMIN in mint order, attempt counter bumped (the fencing token), state active, lease in the
   active set, the lane's active count raised. When the lane is then empty or at its ceiling it
   leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
+  The lane index (indexKey) loses what was popped, in one ZINCRBY.
   Appends id, group, attempt, payload, submitted_at, last_error per job to `out`; returns the count
   and whether the lane left the ring.
   Numbers go to redis.call() as strings (counts as %d, the lease as Redis prints it, %.17g, once
   per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
 local serveLeaseAt, serveLeaseText
-local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, indexKey)
   if leaseUntil ~= serveLeaseAt then
     serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
   end
@@ -35,6 +36,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     end
   end
   if served > 0 then rcall('HINCRBY', gactiveKey, group, string.format('%d', served)) end
+  if #popped > 0 then rcall('ZINCRBY', indexKey, string.format('%d', -#popped / 2), group) end
   local left = depth - #popped / 2
   if left <= 0 or (limit and active + served >= limit) then
     rcall('RPOP', ringKey)

@@ -36,7 +36,7 @@ local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
       window.park(k.timers, k.wake, at)
       if reopenAt < 0 or at < reopenAt then reopenAt = at end
     elseif serviceable then
-      local n, left = serveLane(base, group, want, leaseUntil, out, k.ring, k.ringset, k.active, k.gactive, depth, active, limit)
+      local n, left = serveLane(base, group, want, leaseUntil, out, k.ring, k.ringset, k.active, k.gactive, depth, active, limit, k.lanes)
       local reopen = window and window.record(n)
       if reopen then
         if left then rcall('SADD', k.ringset, group) else rcall('RPOP', k.ring) end

@@ -91,7 +91,20 @@ describe('ACL: least privilege', () => {
     expect(await call('completeMany', () => lanes.completeMany(q, rest.map((j) => ({ jobId: j.id, token: j.attempt })))))
       .toEqual(rest.map(() => true));
     const stats = await call('stats', () => lanes.stats(q));
-    expect(stats.completed).toBe(again.length);
+    expect(stats.totals.completed).toBe(again.length);
+    expect((await call('scanLanes', () => lanes.scanLanes(q))).lanes.length).toBeGreaterThan(0);
+    expect((await call('topLanes', () => lanes.topLanes(q, 5))).length).toBeGreaterThan(0);
+    const waited = await lanes.submit(q, 'w', 'wait for me');
+    expect(await call('job', () => lanes.job(q, waited))).toMatchObject({ state: 'pending' });
+    expect(await call('position', () => lanes.position(q, waited))).toMatchObject({ laneRank: 0 });
+    const waiting = call('waitFor', () => lanes.waitFor(q, waited, { timeoutMs: 5_000 }));
+    let held = await lanes.claim(q);
+    while (held && held.id !== waited) {
+      await lanes.complete(q, held.id, held.attempt);
+      held = await lanes.claim(q);
+    }
+    expect(await lanes.complete(q, waited, held!.attempt, { ok: 1 })).toBe(true);
+    expect(await waiting).toMatchObject({ state: 'completed', result: { ok: 1 } });
 
     const publicMethods = Object.getOwnPropertyNames(LanesService.prototype).filter((m) => !NOT_PUBLIC.has(m));
     // A public method added to LanesService must be exercised here under the EchoMQ user too.

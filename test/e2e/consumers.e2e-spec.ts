@@ -40,6 +40,19 @@ class WideWeightedWorker {
   }
 }
 
+const KEEP_QUEUE = 'e2e-keep';
+
+/** Returns a result; its consumer keeps completed rows a minute, whatever the module says. */
+@LaneConsumer(KEEP_QUEUE, { concurrency: 2, keepCompletedMs: 60_000 })
+@Injectable()
+class KeepingWorker {
+  async handle(job: LaneJob<{ n: number }>): Promise<{ doubled: number } | (() => void)> {
+    // NOTE: a function has no JSON form: the job still completes, without a result.
+    if (job.payload.n < 0) return () => undefined;
+    return { doubled: job.payload.n * 2 };
+  }
+}
+
 const heldTurn = { gate: gate(), started: [] as LaneJob[] };
 
 @LaneConsumer(HELD_QUEUE, { concurrency: 2, leaseMs: 300 })
@@ -76,12 +89,32 @@ describe('consumers (real module, real server)', () => {
     const lanes = a.app.get(LanesService);
     const items = Array.from({ length: 2_000 }, (_, i) => ({ group: `tenant-${i % 50}`, payload: { i } }));
     const ids = await lanes.submitMany(ONCE_QUEUE, items);
-    await until(async () => (await lanes.stats(ONCE_QUEUE)).completed === 2_000, 20_000, 'all completions');
+    await until(async () => (await lanes.stats(ONCE_QUEUE)).totals.completed === 2_000, 20_000, 'all completions');
     const handled = seen.once.map((j) => j.id);
     expect(new Set(handled).size).toBe(2_000);
     expect(handled).toHaveLength(2_000);
     expect(new Set(ids)).toEqual(new Set(handled));
     expect(await lanes.lanes(ONCE_QUEUE)).toEqual([]);
+  });
+
+  it('keeps the handler\'s return value as the result, for as long as the consumer says; waitFor sees it', async () => {
+    const { app } = await bootApp(server.url, [KeepingWorker]);
+    apps.push(app);
+    const lanes = app.get(LanesService);
+    const id = await lanes.submit(KEEP_QUEUE, 'a', { n: 21 });
+    expect(await lanes.waitFor(KEEP_QUEUE, id, { timeoutMs: 5_000 })).toMatchObject({ id, state: 'completed', result: { doubled: 42 } });
+    const info = await lanes.job(KEEP_QUEUE, id);
+    expect(info).toMatchObject({ state: 'completed', result: { doubled: 42 } });
+    const probe = server.client();
+    try {
+      expect(await probe.pttl(keysOf(KEEP_QUEUE).job(id))).toBeGreaterThan(50_000);
+    } finally {
+      await probe.quit();
+    }
+    const odd = await lanes.submit(KEEP_QUEUE, 'a', { n: -1 });
+    const done = await lanes.waitFor(KEEP_QUEUE, odd, { timeoutMs: 5_000 });
+    expect(done).toMatchObject({ state: 'completed' });
+    expect(done).not.toHaveProperty('result');
   });
 
   it('serves weights 3 : 1 with a @Weighted() consumer at concurrency 1', async () => {

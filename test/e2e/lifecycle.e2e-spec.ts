@@ -189,7 +189,7 @@ describe('lifecycle of claim loops', () => {
     apps.push(a.app, b.app);
     const lanes = a.app.get(LanesService);
     await lanes.submit('life-long', 'g', 'slow');
-    await until(async () => (await lanes.stats('life-long')).completed === 1, 5_000, 'the long job');
+    await until(async () => (await lanes.stats('life-long')).totals.completed === 1, 5_000, 'the long job');
     expect(renewal.calls).toHaveLength(1);
     expect(renewal.calls[0].attempt).toBe(1);
   });

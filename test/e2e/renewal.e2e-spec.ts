@@ -33,7 +33,7 @@ describe('lease renewal', () => {
     // Held for three leases: only renewals keep them.
     await until(() => renewals.filter((n) => n === 5).length >= 9, 5_000, 'nine renewal ticks');
     hold.open();
-    await until(async () => (await lanes.stats(QUEUE)).completed === 5, 5_000, 'five completions');
+    await until(async () => (await lanes.stats(QUEUE)).totals.completed === 5, 5_000, 'five completions');
     expect(single).not.toHaveBeenCalled();
     expect(logger.text('warn')).not.toMatch(/lost the lease/);
     many.mockRestore();

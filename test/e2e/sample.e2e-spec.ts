@@ -114,6 +114,25 @@ describe('sample app (codemojex)', () => {
     expect(board.players.map((p: { player: string }) => p.player).sort()).toEqual(['ana', 'zoe']);
   });
 
+  it('shows a guess\'s place in line while pending and its score once scored; ?wait=1 answers with the score', async () => {
+    await http().post('/players/zoe/pause').expect(200);
+    const first = (await http().post('/guesses').send({ player: 'zoe', guess: GUESS }).expect(202)).body.jobId;
+    const second = (await http().post('/guesses').send({ player: 'zoe', guess: GUESS }).expect(202)).body.jobId;
+    const waiting = (await http().get(`/guesses/${second}`).expect(200)).body;
+    expect(waiting).toMatchObject({ jobId: second, player: 'zoe', state: 'pending', position: { laneRank: 1, ahead: 1 } });
+    expect(waiting.position).toHaveProperty('estimatedWaitMs');
+    await http().post('/players/zoe/resume').expect(200);
+    await eventually('both scored', async () => (await http().get(`/guesses/${second}`)).body.state === 'completed');
+    const scored = (await http().get(`/guesses/${first}`).expect(200)).body;
+    expect(scored).toMatchObject({ jobId: first, state: 'completed', score: { hits: expect.any(Number), points: expect.any(Number) } });
+    expect(scored).not.toHaveProperty('position');
+
+    const answered = (await http().post('/guesses?wait=1').send({ player: 'ana', guess: GUESS }).expect(200)).body;
+    expect(answered).toMatchObject({ player: 'ana', state: 'completed', score: { hits: expect.any(Number) } });
+    await http().get('/guesses/JOB00000000000').expect(404);
+    await http().get('/guesses/nope').expect(404);
+  });
+
   it('pauses a player for a while with a reason, and caps a player\'s rate', async () => {
     const paused = await http().post('/players/zoe/pause').send({ forMs: 400, reason: 'cooling down' }).expect(200);
     expect(paused.body).toMatchObject({ group: 'zoe', paused: true, pauseReason: 'cooling down' });

@@ -83,7 +83,7 @@ describe('faults: Redis Cluster (3 masters)', () => {
       expect(turns.map((t) => t.map((j) => (j.payload as { i: number }).i))).toEqual([[3, 4, 5], [6]]);
       for (const j of turns.flat()) expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
       expect(await lanes.lanes(q)).toEqual([{ group: 'w', pending: 0, active: 0, weight: 3, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null }]);
-      expect(await lanes.stats(q)).toEqual({ completed: 13, retried: 0, dead: 0 });
+      expect(await lanes.stats(q)).toMatchObject({ totals: { submitted: 13, completed: 13, retried: 0, dead: 0 }, pending: 0, lanes: 1 });
     }
   });
 
@@ -159,5 +159,25 @@ describe('faults: Redis Cluster (3 masters)', () => {
     report(`cluster: ${served.size} jobs over 3 queues on 3 masters served, ${[...served.values()].filter((n) => n > 1).length} twice, consumer errors ${errors}`);
     expect([...served.values()].every((n) => n === 1)).toBe(true);
     expect(errors).toBe(0);
+  });
+
+  it('waitFor resolves on every queue (PUBLISH from the job\'s master reaches the subscriber), and scanLanes/topLanes/stats read each queue', async () => {
+    for (const q of queues.keys()) {
+      const ids = await lanes.submitMany(q, Array.from({ length: 20 }, (_, i) => ({ group: `w${i % 4}`, payload: i })));
+      const waits = ids.map((id) => lanes.waitFor(q, id, { timeoutMs: 10_000 }));
+      for (;;) {
+        const { jobs } = await lanes.claimMany(q, 10);
+        if (jobs.length === 0) break;
+        await lanes.completeMany(q, jobs.map((j) => ({ jobId: j.id, token: j.attempt, result: j.payload })));
+      }
+      const infos = await Promise.all(waits);
+      infos.forEach((info, i) => expect(info).toMatchObject({ id: ids[i], state: 'completed', result: i }));
+      const before = (await lanes.stats(q)).lanes;
+      await lanes.weight(q, 'kept', 2);
+      expect((await lanes.scanLanes(q)).lanes.map((l) => l.group)).toContain('kept');
+      expect((await lanes.topLanes(q, 5)).map((l) => l.group)).toContain('kept');
+      expect(await lanes.stats(q)).toMatchObject({ pending: 0, lanes: before + 1 });
+      await lanes.weight(q, 'kept', 1);
+    }
   });
 });

@@ -34,6 +34,9 @@ const BAD_DEDUP: unknown[] = ['', 5, null, {}, [], 'x'.repeat(1025)];
 const BAD_PAYLOADS: unknown[] = [circular, 10n, { big: 10n }, 'x'.repeat(100), { s: 'y'.repeat(80) }, undefined, () => 1, Symbol('p')];
 const BAD_ITEMS: unknown[] = [5, 'x', null, undefined, {}, { 0: { group: 'a', payload: 1 }, length: 1 }];
 const BAD_ITEM: unknown[] = [5, 'x', null, undefined, true];
+/** `undefined` is "no result", so it is not among them. */
+const BAD_RESULTS: unknown[] = BAD_PAYLOADS.filter((v) => v !== undefined);
+const BAD_CURSORS: unknown[] = ['', '0', '00', '-1', '1.5', 'abc', ' 12', '12 ', '18446744073709551616', '1'.repeat(21), 12, null, {}, [], 10n];
 
 type Call = (c: Ctx, v: unknown) => Promise<unknown>;
 type Case = [method: string, argument: string, values: unknown[], call: Call];
@@ -150,6 +153,27 @@ const CASES: Case[] = [
   ['retryDead', 'jobId', BAD_JOB_IDS, (c, v) => L(c).retryDead(c.q, v)],
 
   ['stats', 'queue', BAD_NAMES, (c, v) => L(c).stats(v)],
+
+  ['complete', 'result', BAD_RESULTS, (c, v) => L(c).complete(c.q, c.heldId, c.token, v)],
+  ['completeMany', 'acks[0].result', BAD_RESULTS, (c, v) => L(c).completeMany(c.q, [{ jobId: c.heldId, token: c.token, result: v }])],
+  ['completeMany', 'opts.keepCompletedMs', [...BAD_NON_NEGATIVE, 30 * 24 * 3600 * 1000 + 1],
+    (c, v) => L(c).completeMany(c.q, [{ jobId: c.heldId, token: c.token }], { keepCompletedMs: v })],
+
+  ['job', 'queue', BAD_NAMES, (c, v) => L(c).job(v, c.heldId)],
+  ['job', 'jobId', BAD_JOB_IDS, (c, v) => L(c).job(c.q, v)],
+  ['position', 'queue', BAD_NAMES, (c, v) => L(c).position(v, c.heldId)],
+  ['position', 'jobId', BAD_JOB_IDS, (c, v) => L(c).position(c.q, v)],
+  ['waitFor', 'queue', BAD_NAMES, (c, v) => L(c).waitFor(v, c.heldId, { timeoutMs: 100 })],
+  ['waitFor', 'jobId', BAD_JOB_IDS, (c, v) => L(c).waitFor(c.q, v, { timeoutMs: 100 })],
+  ['waitFor', 'opts', BAD_OPTS, (c, v) => L(c).waitFor(c.q, c.heldId, v)],
+  ['waitFor', 'opts.timeoutMs', [...BAD_REQUIRED_POSITIVE, 24 * 3600 * 1000 + 1], (c, v) => L(c).waitFor(c.q, c.heldId, { timeoutMs: v })],
+
+  ['scanLanes', 'queue', BAD_NAMES, (c, v) => L(c).scanLanes(v)],
+  ['scanLanes', 'opts', BAD_OPTS, (c, v) => L(c).scanLanes(c.q, v)],
+  ['scanLanes', 'opts.count', [...BAD_POSITIVE, 1_001], (c, v) => L(c).scanLanes(c.q, { count: v })],
+  ['scanLanes', 'opts.cursor', BAD_CURSORS, (c, v) => L(c).scanLanes(c.q, { cursor: v })],
+  ['topLanes', 'queue', BAD_NAMES, (c, v) => L(c).topLanes(v, 10)],
+  ['topLanes', 'count', [...BAD_REQUIRED_POSITIVE, 1_001], (c, v) => L(c).topLanes(c.q, v)],
 ];
 
 const label = (v: unknown): string => {

@@ -33,7 +33,7 @@ describe('completeMany (batched acks)', () => {
     expect(await client.hgetall(k.dedup)).toEqual({});
     expect(await client.zrange(k.active, 0, -1)).toEqual([jobs[1].id]);
     expect(await client.hgetall(k.gactive)).toEqual({ b: '1' });
-    expect((await lanes.stats(q)).completed).toBe(2);
+    expect((await lanes.stats(q)).totals.completed).toBe(2);
   });
 
   it('puts a lane parked at its ceiling back on the ring', async () => {

@@ -145,6 +145,28 @@ describe('invariants under a seeded random run', () => {
     if (ledger.completed.size + rows.size !== ledger.submitted.size) {
       fail(`${ledger.submitted.size} submitted != ${ledger.completed.size} completed + ${rows.size} live`);
     }
+
+    // The lane index: exactly the lanes with pending or active jobs or a setting, each scored by its depth.
+    const [indexFlat, weights, rates] = await Promise.all([
+      client.zrange(k.index, 0, -1, 'WITHSCORES'), client.hgetall(k.weight), client.hgetall(k.rate)]);
+    const indexed: Record<string, number> = {};
+    for (let i = 0; i < indexFlat.length; i += 2) indexed[indexFlat[i]] = Number(indexFlat[i + 1]);
+    const expectedIndex: Record<string, number> = {};
+    for (const g of GROUPS) {
+      const d = depth.get(g)!.length;
+      if (d > 0 || activeCount.has(g) || pausedSet.has(g) || glimit[g] !== undefined || weights[g] !== undefined
+        || rates[g] !== undefined) expectedIndex[g] = d;
+    }
+    expect({ when, index: indexed }).toEqual({ when, index: expectedIndex });
+
+    // stats: the totals agree with what the clients saw, the counts now with the keys.
+    const st = await engine.lanes.stats(q);
+    const pendingNow = [...depth.values()].reduce((a, ids) => a + ids.length, 0);
+    expect({ when, st }).toMatchObject({ when, st: {
+      pending: pendingNow, scheduled: schedule.length, active: active.length, dead: dead.length,
+      lanes: Object.keys(expectedIndex).length, ringLength: ring.length, pausedLanes: paused.length,
+      totals: { submitted: ledger.submitted.size, completed: ledger.completed.size },
+    } });
     return rows.size;
   }
 
@@ -299,9 +321,9 @@ describe('invariants under a seeded random run', () => {
       expect(opCount).toBeGreaterThanOrEqual(5_000);
       // The mix really exercised the engine: leases expired and were reaped, jobs died and came back.
       const stats = await services[0].stats(q);
-      expect(stats.completed).toBeGreaterThan(100);
-      expect(stats.retried).toBeGreaterThan(10);
-      expect(stats.dead).toBeGreaterThan(0);
+      expect(stats.totals.completed).toBeGreaterThan(100);
+      expect(stats.totals.retried).toBeGreaterThan(10);
+      expect(stats.totals.dead).toBeGreaterThan(0);
 
       // Drain: every lane back in service, every lease and backoff past; then everything completes.
       const lanes = services[0];
@@ -334,7 +356,12 @@ describe('invariants under a seeded random run', () => {
       }
       expect(ledger.completed.size).toBe(ledger.submitted.size);
       const left = (await client.keys(`${keysOf(q).base}*`)).map((key) => key.slice(keysOf(q).base.length)).sort();
-      expect(left.filter((key) => !['gweight', 'stats', 'wake'].includes(key))).toEqual([]);
+      expect(left.filter((key) => !['gweight', 'stats', 'wake', 'lanes'].includes(key))).toEqual([]);
+      // The lane index keeps exactly the lanes that still have a setting (weights), at depth 0.
+      const weighted = Object.keys(await client.hgetall(keysOf(q).weight)).sort();
+      const indexed = await client.zrange(keysOf(q).index, 0, -1, 'WITHSCORES');
+      expect(indexed.filter((_, i) => i % 2 === 0).sort()).toEqual(weighted);
+      expect(new Set(indexed.filter((_, i) => i % 2 === 1))).toEqual(new Set(weighted.length ? ['0'] : []));
     } finally {
       await Promise.all(conns.map((c) => c.quit()));
     }

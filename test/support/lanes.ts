@@ -32,5 +32,6 @@ export async function snapshot(client: IORedis, queue: string, prefix = 'emq'): 
 /** Deletes every key of a queue. */
 export async function dropQueue(client: IORedis, queue: string, prefix = 'emq'): Promise<void> {
   const keys = await client.keys(new LaneKeys(prefix, queue).pattern());
-  if (keys.length) await client.del(...keys);
+  // NOTE: in chunks, a queue of 100,000 lanes has more keys than one call's arguments may spread.
+  for (let i = 0; i < keys.length; i += 10_000) await client.del(...keys.slice(i, i + 10_000));
 }

@@ -21,8 +21,8 @@ describe('the ACL rules of an EchoMQ user', () => {
     expect(missing).toEqual([]);
   });
 
-  it('are one line: the prefix\'s keys, no channels, and only the listed commands', () => {
-    expect(echoMqAclRules('jobs')).toMatch(/^resetkeys ~jobs:\* resetchannels -@all \+evalsha \+eval /);
+  it('are one line: the prefix\'s keys, its channels (waitFor), and only the listed commands', () => {
+    expect(echoMqAclRules('jobs')).toMatch(/^resetkeys ~jobs:\* resetchannels &jobs:\* -@all \+evalsha \+eval /);
     expect(echoMqAclRules()).not.toMatch(/@read|@write|@all \+@|config/);
   });
 });

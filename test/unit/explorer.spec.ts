@@ -9,7 +9,7 @@ import { EchoMqMetadataAccessor } from '../../lib/explorer/echomq-metadata.acces
 import { LaneConsumerExplorer } from '../../lib/explorer/lane-consumer.explorer';
 import { CapturingLogger } from '../support/nest';
 
-@LaneConsumer('q-one', { concurrency: 3, leaseMs: 5_000, maxAttempts: 7 })
+@LaneConsumer('q-one', { concurrency: 3, leaseMs: 5_000, maxAttempts: 7, keepCompletedMs: 60_000 })
 @Injectable()
 class One {
   seen: unknown[] = [];
@@ -49,7 +49,7 @@ describe('LaneConsumerExplorer', () => {
   it('finds every @LaneConsumer provider with its options, and only those', async () => {
     const { consumers, mod } = await explore([One, Two, NotAConsumer]);
     expect(consumers.map((c) => ({ ...c, handler: typeof c.handler }))).toEqual([
-      { name: 'One.handle', queue: 'q-one', concurrency: 3, leaseMs: 5_000, maxAttempts: 7, weighted: false, handler: 'function' },
+      { name: 'One.handle', queue: 'q-one', concurrency: 3, leaseMs: 5_000, maxAttempts: 7, keepCompletedMs: 60_000, weighted: false, handler: 'function' },
       { name: 'Two.handle', queue: 'q-two', concurrency: 1, leaseMs: undefined, maxAttempts: undefined, weighted: true, handler: 'function' },
     ]);
     expect(Object.isFrozen(consumers)).toBe(true);
@@ -133,6 +133,14 @@ describe('LaneConsumerExplorer', () => {
       }
       return Short;
     }, /Short has an invalid @LaneConsumer option "leaseMs"/],
+    ['a negative keepCompletedMs', () => {
+      @LaneConsumer('q', { keepCompletedMs: -1 })
+      @Injectable()
+      class Keeper {
+        async handle(): Promise<void> {}
+      }
+      return Keeper;
+    }, /Keeper has an invalid @LaneConsumer option "keepCompletedMs"/],
   ])('fails at module init on %s, naming the class', async (_what, make, message) => {
     const err = await explore([make()]).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(EchoMqError);

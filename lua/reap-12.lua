@@ -11,7 +11,10 @@
   KEYS[6] ringset   emq:{q}:ringset
   KEYS[7] dead      emq:{q}:dead
   KEYS[8] wake      emq:{q}:wake
-  KEYS[9] stats     emq:{q}:stats
+  KEYS[9] stats     emq:{q}:stats     (counters; `reaped` counts the jobs handled here)
+  KEYS[10] lanes    emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[11] gweight  emq:{q}:gweight
+  KEYS[12] grate    emq:{q}:grate
 
   ARGV[1] base         'emq:{q}:'
   ARGV[2] maxAttempts  the default when a job has none of its own (>= 1)
@@ -19,12 +22,15 @@
 
   Reply: the number of jobs reaped (back to a lane or dead).
   Clock: server TIME (what has expired, time of death).
+  Pub/sub: publishes to channel emq:{q}:done when a job dies and a waiter marked its row.
   Derived keys: emq:{q}:job:<id> and the jobs' lanes, from ARGV[1] pinned to KEYS[5].
 ]]
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "ringJoin"
 --- @include "releaseActive"
+--- @include "indexForget"
+--- @include "buryJob"
 
 local base, defaultMax, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 if KEYS[5] ~= base .. 'ring' or not defaultMax or defaultMax < 1 or not max or max < 1 then
@@ -35,22 +41,23 @@ local expired = rcall('ZRANGEBYSCORE', KEYS[1], '-inf', now - 1, 'LIMIT', 0, max
 for i = 1, #expired do
   local id = expired[i]
   local jobKey = base .. 'job:' .. id
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited')
   local group = row[3]
   if not group then
     rcall('ZREM', KEYS[1], id)
   else
-    releaseActive(KEYS[2], KEYS[1], group, id)
+    local left = releaseActive(KEYS[2], KEYS[1], group, id)
     local used = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0)
     if used >= (tonumber(row[4]) or defaultMax) then
-      rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'lease expired on attempt ' .. (row[2] or '?'))
-      rcall('ZADD', KEYS[7], now, id)
-      rcall('HINCRBY', KEYS[9], 'dead', 1)
+      buryJob(base, jobKey, id, group, 'lease expired on attempt ' .. (row[2] or '?'), now, KEYS[7], KEYS[9], row[6])
+      if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11], KEYS[12]) end
     else
       rcall('HSET', jobKey, 'state', 'pending')
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
+      rcall('ZINCRBY', KEYS[10], '1', group)
     end
     ringJoin(base, group, KEYS[5], KEYS[6], KEYS[4], KEYS[3], KEYS[2], KEYS[8])
   end
 end
+if #expired > 0 then rcall('HINCRBY', KEYS[9], 'reaped', string.format('%d', #expired)) end
 return #expired

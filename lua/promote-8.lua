@@ -9,6 +9,7 @@
   KEYS[5] glimit    emq:{q}:glimit
   KEYS[6] gactive   emq:{q}:gactive
   KEYS[7] wake      emq:{q}:wake
+  KEYS[8] lanes     emq:{q}:lanes     (lane index, scored by pending depth)
 
   ARGV[1] base  'emq:{q}:'
   ARGV[2] max   how many to move at most (>= 1)
@@ -25,5 +26,5 @@ local base, max = ARGV[1], tonumber(ARGV[2])
 if KEYS[2] ~= base .. 'ring' or not max or max < 1 then
   return redis.error_reply('ERR echomq: promote arguments do not match its keys')
 end
-local moved, nextDue = promoteDue(base, nowMs(), max, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7])
+local moved, nextDue = promoteDue(base, nowMs(), max, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
 return { moved, nextDue }

@@ -9,6 +9,8 @@
   KEYS[6] schedule   emq:{q}:schedule
   KEYS[7] wake       emq:{q}:wake
   KEYS[8] dedup      emq:{q}:dedup
+  KEYS[9] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[10] stats     emq:{q}:stats
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] count      n, the number of jobs
@@ -37,12 +39,29 @@ for i = 0, n - 1 do
 end
 local now = nowMs()
 local out = {}
+local added, groups, admitted = {}, {}, 0
 for i = 0, n - 1 do
   local o = 3 + i * 7
-  local status, jobId = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
+  local status, jobId, laned = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
     tonumber(ARGV[o + 4]), tonumber(ARGV[o + 5]), ARGV[o + 6] == '1', now,
     KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
   out[#out + 1] = status
   out[#out + 1] = jobId
+  if status == 'ok' then
+    admitted = admitted + 1
+    if laned then
+      local g = ARGV[o + 1]
+      if not added[g] then
+        added[g] = 0
+        groups[#groups + 1] = g
+      end
+      added[g] = added[g] + 1
+    end
+  end
 end
+-- NOTE: the index and the counter once per lane and once per call, not once per job.
+for i = 1, #groups do
+  rcall('ZINCRBY', KEYS[9], string.format('%d', added[groups[i]]), groups[i])
+end
+if admitted > 0 then rcall('HINCRBY', KEYS[10], 'submitted', string.format('%d', admitted)) end
 return out

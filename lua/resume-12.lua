@@ -11,6 +11,9 @@
   KEYS[7] lane     emq:{q}:g:<group>:pending
   KEYS[8] gpause   emq:{q}:gpause
   KEYS[9] timers   emq:{q}:timers
+  KEYS[10] lanes   emq:{q}:lanes    (lane index)
+  KEYS[11] gweight emq:{q}:gweight
+  KEYS[12] grate   emq:{q}:grate
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] group  lane name
@@ -21,6 +24,7 @@
 local rcall = redis.call
 --- @include "ringSync"
 --- @include "unparkLane"
+--- @include "indexSetting"
 
 local base, group = ARGV[1], ARGV[2]
 if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending' then
@@ -30,4 +34,5 @@ rcall('SREM', KEYS[1], group)
 rcall('HDEL', KEYS[8], group)
 rcall('ZREM', KEYS[9], 'p:' .. group)
 unparkLane(group, KEYS[9], KEYS[5])
+indexSetting(KEYS[10], group, false, KEYS[1], KEYS[2], KEYS[11], KEYS[3], KEYS[12])
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[1], KEYS[2], KEYS[3], KEYS[6])

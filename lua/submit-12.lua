@@ -11,6 +11,8 @@
   KEYS[8]  schedule   emq:{q}:schedule
   KEYS[9]  wake       emq:{q}:wake
   KEYS[10] dedup      emq:{q}:dedup
+  KEYS[11] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[12] stats      emq:{q}:stats     (counters: submitted, completed, retried, dead, reaped)
 
   ARGV[1] base        'emq:{q}:', the prefix every key above starts with
   ARGV[2] id          job id (JOB + 11 base62)
@@ -37,6 +39,10 @@ if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .
    or KEYS[3] ~= base .. 'ring' or not delayMs or delayMs < 0 or not maxAttempts or maxAttempts < 0 then
   return redis.error_reply('ERR echomq: submit arguments do not match its keys')
 end
-local status, jobId = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, nowMs(),
+local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, nowMs(),
   KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10])
+if status == 'ok' then
+  rcall('HINCRBY', KEYS[12], 'submitted', '1')
+  if laned then rcall('ZINCRBY', KEYS[11], '1', group) end
+end
 return { status, jobId }

@@ -14,6 +14,8 @@
   KEYS[8]  wake     emq:{q}:wake
   KEYS[9]  lane     emq:{q}:g:<group>:pending
   KEYS[10] ratelog  emq:{q}:g:<group>:rate   (the lane's claim times, newest first)
+  KEYS[11] lanes    emq:{q}:lanes     (lane index)
+  KEYS[12] gweight  emq:{q}:gweight
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] group  lane name
@@ -29,6 +31,7 @@ local rcall = redis.call
 --- @include "ringSync"
 --- @include "unparkLane"
 --- @include "rateWindow"
+--- @include "indexSetting"
 
 local base, group, rawMax, rawPer = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local max, perMs = tonumber(rawMax), tonumber(rawPer)
@@ -45,10 +48,12 @@ if rawMax == '' then
   rcall('HDEL', KEYS[1], group)
   rcall('DEL', KEYS[10])
   if rcall('HLEN', KEYS[1]) == 0 then rcall('ZREM', KEYS[2], '~rate') end
+  indexSetting(KEYS[11], group, false, KEYS[5], KEYS[6], KEYS[12], KEYS[7], KEYS[1])
   return ringSync(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
 end
 local setting = string.format('%d %d', max, perMs)
 rcall('HSET', KEYS[1], group, setting)
+rcall('ZADD', KEYS[11], 'NX', '0', group)
 rcall('ZADD', KEYS[2], '9e15', '~rate')
 rcall('LTRIM', KEYS[10], '0', string.format('%d', max - 1))
 local window = rateWindow(base, group, setting, nowMs())

@@ -11,6 +11,7 @@
   KEYS[6] glimit   emq:{q}:glimit
   KEYS[7] gactive  emq:{q}:gactive
   KEYS[8] wake     emq:{q}:wake
+  KEYS[9] lanes    emq:{q}:lanes     (lane index, scored by pending depth)
 
   ARGV[1] base  'emq:{q}:'
   ARGV[2] id    job id
@@ -31,5 +32,7 @@ if row[1] ~= 'dead' then return 0 end
 rcall('ZREM', KEYS[2], id)
 rcall('HSET', KEYS[1], 'state', 'pending', 'base', row[2])
 rcall('ZADD', base .. 'g:' .. row[3] .. ':pending', 0, id)
+rcall('ZINCRBY', KEYS[9], '1', row[3])
+rcall('HDEL', KEYS[1], 'done')
 ringJoin(base, row[3], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
 return 1

@@ -14,6 +14,9 @@
   KEYS[9]  dead      emq:{q}:dead      (scored by time of death)
   KEYS[10] wake      emq:{q}:wake
   KEYS[11] stats     emq:{q}:stats
+  KEYS[12] lanes     emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[13] gweight   emq:{q}:gweight
+  KEYS[14] grate     emq:{q}:grate
 
   ARGV[1] base         'emq:{q}:'
   ARGV[2] id           job id
@@ -26,6 +29,7 @@
 
   Reply: 'retry' | 'dead' | 'stale'.
   Clock: server TIME (due time of the retry, time of death).
+  Pub/sub: publishes to channel emq:{q}:done when the job dies and a waiter marked its row.
   Derived keys: the job's lane, from ARGV[1] pinned to KEYS[6].
 ]]
 local rcall = redis.call
@@ -33,6 +37,8 @@ local rcall = redis.call
 --- @include "ringJoin"
 --- @include "wakeBefore"
 --- @include "releaseActive"
+--- @include "indexForget"
+--- @include "buryJob"
 
 local base, id, token, err = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local defaultMax, delay, factor, maxDelay = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -40,19 +46,18 @@ if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token or 
    or defaultMax < 1 or not delay or delay < 0 or not factor or factor < 1 or not maxDelay or maxDelay < 0 then
   return redis.error_reply('ERR echomq: fail arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'max', 'base')
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'max', 'base', 'waited')
 local attempts = tonumber(row[2])
 if row[1] ~= 'active' or attempts ~= token then return 'stale' end
 local group = row[3]
 local maxAttempts = tonumber(row[4]) or defaultMax
 local used = attempts - (tonumber(row[5]) or 0)
 local now = nowMs()
-releaseActive(KEYS[3], KEYS[2], group, id)
+local left = releaseActive(KEYS[3], KEYS[2], group, id)
 if used >= maxAttempts then
-  rcall('HSET', KEYS[1], 'state', 'dead', 'last_error', err)
-  rcall('ZADD', KEYS[9], now, id)
-  rcall('HINCRBY', KEYS[11], 'dead', 1)
+  buryJob(base, KEYS[1], id, group, err, now, KEYS[9], KEYS[11], row[6])
   ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
   return 'dead'
 end
 local wait = delay * factor ^ (used - 1)
@@ -63,9 +68,11 @@ if wait > 0 then
   rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
   wakeBefore(KEYS[8], now + wait, KEYS[10])
   rcall('ZADD', KEYS[8], now + wait, id)
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
 else
   rcall('HSET', KEYS[1], 'state', 'pending', 'last_error', err)
   rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
+  rcall('ZINCRBY', KEYS[12], '1', group)
 end
 ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
 return 'retry'

@@ -1,9 +1,15 @@
 --[[
   weight: set a lane's throughput share, the number of heads wclaim serves it per turn. A weight
   never parks a lane, so the ring is not touched. 1 is the default, so setting 1 removes the field
-  (the lane then no longer counts as having a setting in lanes()).
+  (the lane then no longer counts as having a setting in lanes(), and leaves the lane index when it
+  has no work and no other setting).
 
   KEYS[1] gweight  emq:{q}:gweight
+  KEYS[2] lanes    emq:{q}:lanes     (lane index)
+  KEYS[3] paused   emq:{q}:paused
+  KEYS[4] glimit   emq:{q}:glimit
+  KEYS[5] gactive  emq:{q}:gactive
+  KEYS[6] grate    emq:{q}:grate
 
   ARGV[1] group   lane name
   ARGV[2] weight  integer >= 1
@@ -12,6 +18,8 @@
   Clock: none.  Derived keys: none.
 ]]
 local rcall = redis.call
+--- @include "indexSetting"
+
 local group, weight = ARGV[1], tonumber(ARGV[2])
 if not weight or weight < 1 or weight % 1 ~= 0 then
   return redis.error_reply('ERR echomq: weight must be an integer >= 1')
@@ -21,4 +29,5 @@ if weight == 1 then
 else
   rcall('HSET', KEYS[1], group, weight)
 end
+indexSetting(KEYS[2], group, weight ~= 1, KEYS[3], KEYS[4], KEYS[1], KEYS[5], KEYS[6])
 return 1

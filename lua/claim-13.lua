@@ -17,6 +17,8 @@
   KEYS[9]  timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
   KEYS[10] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[11] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
+  KEYS[12] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[13] gweight    emq:{q}:gweight   (read only when a timed pause ends: is the lane still indexed?)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -57,7 +59,7 @@ local present = rcall('EXISTS', scheduleKey, timersKey)
 if present > 0 then
   nextDue, timerAt, rated = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
     grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey,
-    gactive = gactiveKey, wake = wakeKey }, present)
+    gactive = gactiveKey, wake = wakeKey, lanes = KEYS[12], gweight = KEYS[13] }, present)
 end
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
@@ -85,7 +87,7 @@ while served < steps do
     healed = healed + 1
     if healed > 16 then break end
   else
-    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit)
+    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, KEYS[12])
     served = served + 1
     local reopen = window and window.record(n)
     if reopen then

@@ -16,6 +16,7 @@
   KEYS[10] timers     emq:{q}:timers
   KEYS[11] grate      emq:{q}:grate
   KEYS[12] gpause     emq:{q}:gpause
+  KEYS[13] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -36,7 +37,7 @@ local rcall = redis.call
 
 local k = {
   ring = KEYS[1], ringset = KEYS[2], paused = KEYS[3], glimit = KEYS[4], gactive = KEYS[5], active = KEYS[6],
-  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12],
+  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12], lanes = KEYS[13],
 }
 local base = ARGV[1]
 local leaseMs, cap, promoteMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])

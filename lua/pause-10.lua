@@ -12,6 +12,7 @@
   KEYS[7] lane     emq:{q}:g:<group>:pending
   KEYS[8] gpause   emq:{q}:gpause   (group -> "pausedUntil|reason", pausedUntil empty when untimed)
   KEYS[9] timers   emq:{q}:timers
+  KEYS[10] lanes   emq:{q}:lanes    (lane index: a paused lane is listed even without work)
 
   ARGV[1] base    'emq:{q}:'
   ARGV[2] group   lane name
@@ -35,6 +36,7 @@ if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending' o
   return redis.error_reply('ERR echomq: pause arguments do not match its keys')
 end
 rcall('SADD', KEYS[1], group)
+rcall('ZADD', KEYS[10], 'NX', '0', group)
 if forMs then
   local untilMs = nowMs() + forMs
   rcall('HSET', KEYS[8], group, string.format('%d', untilMs) .. '|' .. reason)

@@ -20,6 +20,7 @@
   KEYS[10] timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
   KEYS[11] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[12] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
+  KEYS[13] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -47,7 +48,7 @@ local rcall = redis.call
 local MAX_JOBS = 1000
 local k = {
   ring = KEYS[1], ringset = KEYS[2], paused = KEYS[3], glimit = KEYS[4], gactive = KEYS[5], active = KEYS[6],
-  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12],
+  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12], lanes = KEYS[13],
 }
 local base = ARGV[1]
 local leaseMs, turns, cap = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])

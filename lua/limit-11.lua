@@ -11,6 +11,9 @@
   KEYS[6] wake     emq:{q}:wake
   KEYS[7] lane     emq:{q}:g:<group>:pending
   KEYS[8] timers   emq:{q}:timers   (a lane parked by its rate is unparked first)
+  KEYS[9] lanes    emq:{q}:lanes    (lane index)
+  KEYS[10] gweight emq:{q}:gweight
+  KEYS[11] grate   emq:{q}:grate
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] group  lane name
@@ -22,6 +25,7 @@
 local rcall = redis.call
 --- @include "ringSync"
 --- @include "unparkLane"
+--- @include "indexSetting"
 
 local base, group, raw = ARGV[1], ARGV[2], ARGV[3]
 local limit = tonumber(raw)
@@ -35,4 +39,5 @@ else
   rcall('HSET', KEYS[1], group, limit)
 end
 unparkLane(group, KEYS[8], KEYS[5])
+indexSetting(KEYS[9], group, raw ~= '', KEYS[3], KEYS[1], KEYS[10], KEYS[2], KEYS[11])
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[3], KEYS[1], KEYS[2], KEYS[6])

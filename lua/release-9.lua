@@ -11,6 +11,7 @@
   KEYS[6] ring     emq:{q}:ring
   KEYS[7] ringset  emq:{q}:ringset
   KEYS[8] wake     emq:{q}:wake
+  KEYS[9] lanes    emq:{q}:lanes     (lane index, scored by pending depth)
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] id     job id
@@ -35,5 +36,6 @@ releaseActive(KEYS[3], KEYS[2], group, id)
 rcall('HSET', KEYS[1], 'state', 'pending')
 rcall('HINCRBY', KEYS[1], 'base', 1)
 rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
+rcall('ZINCRBY', KEYS[9], '1', group)
 ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[8])
 return 1

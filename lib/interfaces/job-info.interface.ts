@@ -1,0 +1,77 @@
+/** One job as it is now ({@link LanesService.job}, {@link LanesService.waitFor}). */
+export interface JobInfo<T = unknown> {
+  id: string;
+  queue: string;
+  group: string;
+  payload: T;
+  state: 'pending' | 'scheduled' | 'active' | 'dead' | 'completed';
+  /** Claims so far (0 until the first claim). */
+  attempt: number;
+  /** The job's own attempt budget, else the module's default. */
+  maxAttempts: number;
+  /** ms since epoch, server clock. */
+  submittedAt: number;
+  /** Scheduled: when it falls due (server clock). */
+  dueAt?: number;
+  /** Active: when its lease ends (server clock). */
+  leaseUntil?: number;
+  /** After a failure: its reason. */
+  lastError?: string;
+  /** Completed: what the handler returned (kept rows; also given to waiters of unkept ones). */
+  result?: unknown;
+  /** Completed or dead: when (server clock). */
+  finishedAt?: number;
+}
+
+/** Where a pending job stands ({@link LanesService.position}). */
+export interface LanePosition {
+  /** Jobs ahead of it in its own lane (0: it is the lane's head). */
+  laneRank: number;
+  /** Its lane's place in the ring (0: served by the next claim); null while the lane is out of the ring. */
+  ringIndex: number | null;
+  ringLength: number;
+  /** Jobs that claims serve before it if nothing else is submitted or falls due. */
+  ahead: number;
+  /** True when `ahead` is exact for one claimer that completes each job before its next claim; false for an upper bound. */
+  exact: boolean;
+  /** `ahead` ÷ the queue's completion rate over the last minute; null without a rate. */
+  estimatedWaitMs: number | null;
+}
+
+/** The queue's counters and sizes ({@link LanesService.stats}). */
+export interface QueueStats {
+  /** Since the queue began, kept in the server (the same from every process). */
+  totals: { submitted: number; completed: number; retried: number; dead: number; reaped: number };
+  /** Jobs in each state now. */
+  pending: number;
+  scheduled: number;
+  active: number;
+  dead: number;
+  /** Lanes with work or settings, lanes on the ring, paused lanes. */
+  lanes: number;
+  ringLength: number;
+  pausedLanes: number;
+  /** Completions per second over the last 60 s (server clock). */
+  completedPerSec: number;
+}
+
+/** One page of {@link LanesService.scanLanes}. */
+export interface LanePage {
+  lanes: import('./lane-job.interface').LaneInfo[];
+  /** Pass it to the next call; null when the scan is done. */
+  cursor: string | null;
+}
+
+/** Options of {@link LanesService.scanLanes}. */
+export interface ScanLanesOptions {
+  /** The cursor a previous page returned; omit to start. */
+  cursor?: string;
+  /** About how many lanes per page (1..1,000). @default 100 */
+  count?: number;
+}
+
+/** Options of {@link LanesService.waitFor}. */
+export interface WaitForOptions {
+  /** Reject with an EchoMqError of code TIMEOUT after this many ms (1..86,400,000). */
+  timeoutMs: number;
+}

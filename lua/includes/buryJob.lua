@@ -1,0 +1,17 @@
+--- @include "finishJob"
+--[[
+  buryJob(base, jobKey, id, group, err, now, deadKey, statsKey, waited)
+  Dead-letters a job whose attempts are spent: state `dead`, its last error, `done` (finishedAt),
+  scored in the dead set by time of death, counted in the totals; a waiter (`waited`) is told.
+]]
+local function buryJob(base, jobKey, id, group, err, now, deadKey, statsKey, waited)
+  local nowText = string.format('%d', now)
+  rcall('HSET', jobKey, 'state', 'dead', 'last_error', err, 'done', nowText)
+  rcall('ZADD', deadKey, nowText, id)
+  rcall('HINCRBY', statsKey, 'dead', '1')
+  if waited then
+    local row = rcall('HMGET', jobKey, 'attempts', 'payload', 'at', 'max')
+    finishJob(base .. 'done', true, { id = id, group = group, state = 'dead', attempts = row[1],
+      payload = row[2], at = row[3], max = row[4] or '', last_error = err, done = nowText, result = '' })
+  end
+end

@@ -1,0 +1,46 @@
+--- @include "reopenLane"
+--- @include "releaseActive"
+--- @include "indexForget"
+--- @include "finishJob"
+--[[
+  completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
+              ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0
+  Completes one job held under `token` (0, changing nothing, when the token is stale or the job
+  unknown). Without keepMs the row is deleted; with it the row stays keepMs ms with state
+  `completed`, `done` (finishedAt) and `result` ('' for none), and its dedup key keeps pointing at
+  it so a submit with the same jobId or dedupKey returns this id. The lane's active count drops, a
+  lane held at its ceiling rejoins the ring, an idle lane without settings leaves the index, and a
+  waiter (row field `waited`) is told. The caller counts the completions (countCompleted).
+  A row a waiter marked is kept at least WAITED_KEEP_MS even without keepMs: a waiter whose
+  subscription was not yet active when the message went out reads it from the row instead.
+]]
+local WAITED_KEEP_MS = 10000
+local function completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
+                           ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey)
+  local jobKey = base .. 'job:' .. id
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited')
+  if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
+  local group = row[3]
+  local left = releaseActive(gactiveKey, activeKey, group, id)
+  local nowText = string.format('%d', now)
+  local full
+  if row[5] then
+    full = rcall('HMGET', jobKey, 'payload', 'at', 'max', 'last_error')
+    if keepMs < WAITED_KEEP_MS then keepMs = WAITED_KEEP_MS end
+  end
+  if keepMs > 0 then
+    rcall('HSET', jobKey, 'state', 'completed', 'done', nowText, 'result', result)
+    rcall('PEXPIRE', jobKey, keepMs)
+  else
+    rcall('DEL', jobKey)
+    if row[4] then rcall('HDEL', dedupKey, row[4]) end
+  end
+  if full then
+    finishJob(base .. 'done', true, { id = id, group = group, state = 'completed', attempts = row[2],
+      payload = full[1], at = full[2], max = full[3] or '', last_error = full[4] or '', done = nowText,
+      result = result })
+  end
+  reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey) end
+  return 1
+end

@@ -1,0 +1,14 @@
+--[[
+  indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey)
+  The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored
+  by its pending depth. Called when a lane's active count has just reached 0: a lane that has no
+  pending job left and no setting (pause, ceiling, weight, rate) then leaves the index. Costs one ZSCORE
+  while the lane still has work, a few reads when it goes idle.
+]]
+local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey)
+  local depth = tonumber(rcall('ZSCORE', indexKey, group))
+  if not depth or depth > 0 then return end
+  if rcall('SISMEMBER', pausedKey, group) == 1 or rcall('HEXISTS', glimitKey, group) == 1
+     or rcall('HEXISTS', weightKey, group) == 1 or rcall('HEXISTS', grateKey, group) == 1 then return end
+  rcall('ZREM', indexKey, group)
+end

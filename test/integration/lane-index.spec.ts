@@ -1,0 +1,161 @@
+import IORedis from 'ioredis';
+import { drain, engineFixture, keysOf, waitPastServerTime } from '../support/engine';
+import type { LaneInfo } from '../../lib/interfaces';
+import type { LanesService } from '../../lib/lanes.service';
+
+describe('position, scanLanes, topLanes and stats', () => {
+  const engine = engineFixture({ maxAttempts: 2, backoff: { delayMs: 0 } });
+  const { queues } = engine;
+  let client: IORedis;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ client, lanes } = engine);
+  });
+
+  it('position: every pending job\'s `ahead` is the index at which one claimer then serves it (depths 1, 3, 7, 20)', async () => {
+    const q = queues.queue();
+    const depths: Record<string, number> = { a: 1, b: 3, c: 7, d: 20 };
+    // Interleaved submits, so the ring order differs from the names' order.
+    const items: { group: string; payload: number }[] = [];
+    for (let i = 0; i < 20; i++) for (const g of ['d', 'c', 'b', 'a']) if (i < depths[g]) items.push({ group: g, payload: i });
+    const ids = await lanes.submitMany(q, items);
+    // Turn the ring a little so the next lane to serve is not the first one submitted.
+    const first = (await lanes.claim(q))!;
+    await lanes.complete(q, first.id, first.attempt);
+    const ahead = new Map<string, number>();
+    for (const id of ids) {
+      if (id === first.id) continue;
+      const p = (await lanes.position(q, id))!;
+      expect(p.exact).toBe(true);
+      expect(p.ringLength).toBeLessThanOrEqual(4);
+      ahead.set(id, p.ahead);
+    }
+    const served = await drain(lanes, q);
+    expect(served).toHaveLength(ids.length - 1);
+    served.forEach((job, index) => expect({ id: job.id, ahead: ahead.get(job.id) }).toEqual({ id: job.id, ahead: index }));
+    expect(await lanes.position(q, first.id)).toBeNull();
+  });
+
+  it('position: rank and ring index; null ring index for a paused or a parked lane; null for other states', async () => {
+    const q = queues.queue();
+    const [a0, a1, b0, c0] = await lanes.submitMany(q, [
+      { group: 'a', payload: 0 }, { group: 'a', payload: 1 }, { group: 'b', payload: 0 }, { group: 'c', payload: 0 },
+    ]);
+    expect(await lanes.position(q, a1)).toMatchObject({ laneRank: 1, ringIndex: 0, ringLength: 3, ahead: 3, exact: true, estimatedWaitMs: null });
+    expect(await lanes.position(q, c0)).toMatchObject({ laneRank: 0, ringIndex: 2, ahead: 2 });
+    await lanes.pause(q, 'b');
+    expect(await lanes.position(q, b0)).toMatchObject({ laneRank: 0, ringIndex: null, ringLength: 2, exact: false });
+    await lanes.limit(q, 'a', 1);
+    const held = (await lanes.claim(q))!;
+    expect(held.id).toBe(a0);
+    expect(await lanes.position(q, a1)).toMatchObject({ laneRank: 0, ringIndex: null, ringLength: 1 });
+    expect(await lanes.position(q, a0)).toBeNull();
+    expect(await lanes.job(q, a0)).toMatchObject({ state: 'active' });
+  });
+
+  it('position: an upper bound past 1,000 ring lanes, and a wait estimate from the completions of the last minute', async () => {
+    const q = queues.queue();
+    await lanes.submitMany(q, Array.from({ length: 1_001 }, (_, i) => ({ group: `l${i}`, payload: i })));
+    const extra = await lanes.submit(q, 'l500', 'second');
+    const p = (await lanes.position(q, extra))!;
+    expect(p).toMatchObject({ laneRank: 1, ringIndex: 500, ringLength: 1_001, exact: false });
+    expect(p.ahead).toBeGreaterThanOrEqual(1_001);
+    expect(p.ahead).toBeLessThanOrEqual(1 + 500 * 2 + 500);
+    // Complete some, then wait for the server's clock to pass the second they were counted in.
+    for (let i = 0; i < 30; i++) {
+      const j = (await lanes.claim(q))!;
+      await lanes.complete(q, j.id, j.attempt);
+    }
+    const { time } = { time: await client.time() };
+    await waitPastServerTime(client, (Number(time[0]) + 1) * 1000, 3_000);
+    const later = (await lanes.position(q, extra))!;
+    expect(later.estimatedWaitMs).toBe(Math.round((later.ahead * 60_000) / 30));
+    expect((await lanes.stats(q)).completedPerSec).toBeCloseTo(30 / 60, 5);
+  });
+
+  it('scanLanes returns every lane of 100,000 at least once while lanes are added and removed during the scan', async () => {
+    const q = queues.queue();
+    const N = 100_000;
+    const all = Array.from({ length: N }, (_, i) => ({ group: `t${i}`, payload: i }));
+    for (let i = 0; i < N; i += 10_000) await lanes.submitMany(q, all.slice(i, i + 10_000));
+    // Lanes with a setting and no work are lanes too; half of them go away during the scan.
+    for (let i = 0; i < 200; i++) await lanes.weight(q, `w${i}`, 2);
+    const seen = new Map<string, LaneInfo>();
+    let cursor: string | null | undefined;
+    let pages = 0;
+    do {
+      const page = await lanes.scanLanes(q, { cursor: cursor ?? undefined, count: 1_000 });
+      expect(page.lanes.length).toBeLessThanOrEqual(2_000);
+      for (const l of page.lanes) seen.set(l.group, l);
+      cursor = page.cursor;
+      pages++;
+      if (pages === 20) {
+        for (let i = 0; i < 100; i++) await lanes.weight(q, `w${i}`, 1);
+        await lanes.submitMany(q, Array.from({ length: 500 }, (_, i) => ({ group: `new${i}`, payload: i })));
+      }
+    } while (cursor);
+    expect(pages).toBeGreaterThan(50);
+    for (let i = 0; i < N; i++) if (!seen.has(`t${i}`)) throw new Error(`lane t${i} was not returned`);
+    for (let i = 100; i < 200; i++) expect(seen.get(`w${i}`)).toMatchObject({ pending: 0, weight: 2 });
+    for (const g of seen.keys()) expect(g).toMatch(/^(t|w|new)\d+$/);
+    expect(seen.get('t77')).toMatchObject({ group: 't77', pending: 1, active: 0, weight: 1, limit: null, paused: false, inRing: true });
+    const stats = await lanes.stats(q);
+    expect(stats).toMatchObject({ pending: N + 500, lanes: N + 100 + 500, ringLength: N + 500 });
+  });
+
+  it('topLanes agrees with a full sort of lanes() by pending', async () => {
+    const q = queues.queue();
+    const items: { group: string; payload: number }[] = [];
+    for (let g = 0; g < 300; g++) for (let i = 0; i < (g * 7919) % 23; i++) items.push({ group: `g${g}`, payload: i });
+    await lanes.submitMany(q, items);
+    for (let i = 0; i < 40; i++) {
+      const j = (await lanes.claim(q))!;
+      await lanes.complete(q, j.id, j.attempt);
+    }
+    const sorted = (await lanes.lanes(q)).map((l) => l.pending).sort((x, y) => y - x);
+    for (const count of [1, 10, 100, 1_000]) {
+      const top = await lanes.topLanes(q, count);
+      expect(top.map((l) => l.pending)).toEqual(sorted.slice(0, count));
+      for (const l of top) expect(l).toEqual((await lanes.lane(q, l.group)));
+    }
+  });
+
+  it('stats: totals equal what the test did, across LanesService instances; counts now equal the keys', async () => {
+    const q = queues.queue();
+    const other = engine.lanes;
+    await lanes.submitMany(q, Array.from({ length: 30 }, (_, i) => ({ group: `s${i % 3}`, payload: i })));
+    await other.submit(q, 's0', 'late', { delayMs: 60_000 });
+    let completed = 0;
+    let retried = 0;
+    let dead = 0;
+    for (let i = 0; i < 10; i++) {
+      const j = (await lanes.claim(q))!;
+      await lanes.complete(q, j.id, j.attempt);
+      completed++;
+    }
+    for (let i = 0; i < 4; i++) {
+      const j = (await lanes.claim(q))!;
+      const outcome = await other.fail(q, j.id, j.attempt, 'x');
+      if (outcome === 'retry') retried++;
+      if (outcome === 'dead') dead++;
+    }
+    const leased = (await lanes.claimMany(q, 3, { leaseMs: 20 })).jobs;
+    await waitPastServerTime(client, leased[0].leaseUntil);
+    const reaped = await lanes.reap(q);
+    expect(reaped).toBe(3);
+    await lanes.pause(q, 's2');
+    const s = await lanes.stats(q);
+    const k = keysOf(q);
+    const pendingNow = (await Promise.all(['s0', 's1', 's2'].map((g) => client.zcard(k.lane(g))))).reduce((a, b) => a + b, 0);
+    // Deaths come from fail and from reaps of jobs on their last attempt; nothing was retried from the dead set.
+    expect(dead).toBeGreaterThan(0);
+    const deadNow = await client.zcard(k.dead);
+    expect(deadNow).toBeGreaterThanOrEqual(dead);
+    expect(s).toEqual({
+      totals: { submitted: 31, completed, retried, dead: deadNow, reaped },
+      pending: pendingNow, scheduled: 1, active: 0, dead: await client.zcard(k.dead),
+      lanes: 3, ringLength: await client.llen(k.ring), pausedLanes: 1, completedPerSec: s.completedPerSec,
+    });
+    expect(s.pending + s.scheduled + s.active + s.dead + s.totals.completed).toBe(31);
+  });
+});
