@@ -61,6 +61,9 @@ if present > 0 then
     grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey,
     gactive = gactiveKey, wake = wakeKey, lanes = KEYS[12], gweight = KEYS[13] }, present)
 end
+-- NOTE: after dueWork (which may end timed pauses): whether any lane is paused or has a ceiling,
+-- asked once per call rather than per lane served.
+if steps > 1 then learnSettings(pausedKey, glimitKey) end
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
 local served, healed = 0, 0
@@ -97,6 +100,7 @@ while served < steps do
     end
   end
 end
+flushLeases(activeKey)
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
 return out
