@@ -137,12 +137,13 @@ describe('job(), keepCompletedMs and results, waitFor', () => {
       const q = queues.queue();
       const ids = await lanes.submitMany(q, Array.from({ length: 200 }, (_, i) => ({ group: `g${i % 10}`, payload: i })));
       const waiterClient = engine.server.client();
+      // NOTE: the waiter's address is read before MONITOR starts, so that CLIENT INFO is not seen.
+      const info = String(await waiterClient.client('INFO'));
+      const addr = /addr=(\S+)/.exec(info)![1];
       const monitorBase = engine.server.client();
       const monitor = await monitorBase.monitor();
       try {
         const waiter = lanesOn(waiterClient);
-        const info = String(await waiterClient.client('INFO'));
-        const addr = /addr=(\S+)/.exec(info)![1];
         const seen: string[] = [];
         monitor.on('monitor', (_time: string, args: string[], source: string) => {
           if (source === addr) seen.push(String(args[0]).toLowerCase());
