@@ -20,7 +20,7 @@ const { echoConsumer, bullConsumer } = require('./lib/consumers');
 const { echoFill, bullFill } = require('./lib/fill');
 const { deferred } = require('./lib/measure');
 
-const SCENARIOS = ['submit', 'e2e', 'skew', 'weights', 'weighted', 'scale', 'inspect', 'idle', 'memory'];
+const SCENARIOS = ['submit', 'e2e', 'skew', 'weights', 'weighted', 'scale', 'inspect', 'idle', 'memory', 'compat'];
 
 const FULL = {
   rounds: 3,
@@ -46,6 +46,7 @@ const FULL = {
   latencySamples: 300,
   latencyGapMs: 5,
   memoryJobs: 100000,
+  compatShapes: [[50000, 1000], [10000, 10000]],
   drainTimeoutMs: 180000,
   warmupJobs: 5000,
   watchdogMs: 20 * 60 * 1000,
@@ -75,6 +76,7 @@ const SMOKE = {
   latencySamples: 20,
   latencyGapMs: 5,
   memoryJobs: 2000,
+  compatShapes: [[1000, 50], [200, 200]],
   drainTimeoutMs: 30000,
   warmupJobs: 200,
   watchdogMs: 3 * 60 * 1000,

@@ -26,6 +26,12 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
     logger: options.logger,
     durability: resolveDurability(options.durability),
   };
+  if (options.compat !== undefined) {
+    if (options.compat !== 'echomq') {
+      throw new EchoMqError('Invalid argument "compat": must be \'echomq\' or left out.', { argument: 'compat' });
+    }
+    resolved.compat = options.compat;
+  }
   checkName('prefix', resolved.prefix);
   checkInt('leaseMs', resolved.leaseMs, 1);
   checkInt('maxAttempts', resolved.maxAttempts, 1);

@@ -230,6 +230,21 @@ export class LanesService implements OnModuleInit {
     return this.steering.resume(queue, group);
   }
 
+  /**
+   * Stops all claiming of the queue until `resumeQueue`: no claim serves any lane meanwhile, and the
+   * lanes keep their own pause state, backlog and place in the ring. Stored where the EchoMQ
+   * reference keeps its queue-wide pause (field `paused` of `emq:{q}:meta`), so either one's pause
+   * holds for both.
+   */
+  pauseQueue(queue: string): Promise<void> {
+    return this.steering.pauseQueue(queue);
+  }
+
+  /** Restarts the claiming of a paused queue (whoever paused it) and wakes an idle consumer. */
+  resumeQueue(queue: string): Promise<void> {
+    return this.steering.resumeQueue(queue);
+  }
+
   // --- inspection ------------------------------------------------------------------------------
 
   /** One lane's state. */
@@ -284,7 +299,8 @@ export class LanesService implements OnModuleInit {
 
   /**
    * The queue's totals since it began (kept in the server, the same from every process), its jobs in
-   * each state now, its lanes, and completions per second over the last minute. Constant cost.
+   * each state now, its lanes, completions per second over the last minute, and `paused` while the
+   * whole queue is paused. Constant cost.
    */
   stats(queue: string): Promise<QueueStats> {
     return this.inspection.stats(queue);

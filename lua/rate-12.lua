@@ -60,7 +60,8 @@ local window = rateWindow(base, group, setting, nowMs())
 if window.room(1) > 0 then
   return ringSync(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
 end
-if rcall('SREM', KEYS[4], group) == 1 then rcall('LREM', KEYS[3], '0', group) end
+-- NOTE: compat mode: another writer may have put the lane on the ring without the ring set.
+if rcall('SREM', KEYS[4], group) == 1 or compatMode() then rcall('LREM', KEYS[3], '0', group) end
 rcall('SADD', KEYS[4], group)
 window.park(KEYS[2], KEYS[8], window.reopenAt())
 return -1

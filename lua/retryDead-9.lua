@@ -28,7 +28,8 @@ if KEYS[1] ~= base .. 'job:' .. id or KEYS[3] ~= base .. 'ring' then
   return redis.error_reply('ERR echomq: retryDead arguments do not match its keys')
 end
 local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group')
-if row[1] ~= 'dead' then return 0 end
+-- NOTE: a dead row without a group (a flat job of the EchoMQ reference) has no lane to go back to.
+if row[1] ~= 'dead' or not row[3] then return 0 end
 rcall('ZREM', KEYS[2], id)
 rcall('HSET', KEYS[1], 'state', 'pending', 'base', row[2])
 rcall('ZADD', base .. 'g:' .. row[3] .. ':pending', 0, id)

@@ -6,6 +6,7 @@
 // server some 50× slower (about 3 minutes).
 //
 //   npm run build && node bench/tools/instructions.js [path/to/another/build]
+//   ECHOMQ_COMPAT=echomq node bench/tools/instructions.js   (the same with the module option compat: 'echomq')
 //
 // The optional argument is another copy of the package (a folder with dist/ and lua/, e.g. a
 // checkout of an older commit, built) to compare with; by default the working tree's dist/.
@@ -61,7 +62,8 @@ async function main() {
     };
 
     const client = new IORedis({ host: '127.0.0.1', port, enableAutoPipelining: true });
-    const lanes = new LanesService(client, resolveEchoMqOptions({ logger: quiet }));
+    const compat = process.env.ECHOMQ_COMPAT ? { compat: process.env.ECHOMQ_COMPAT } : {};
+    const lanes = new LanesService(client, resolveEchoMqOptions({ logger: quiet, ...compat }));
     const Q = 'ir';
     const fill = async (n, L) => {
       for (let i = 0; i < n; i += 1000) {

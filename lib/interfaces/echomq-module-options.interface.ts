@@ -60,6 +60,14 @@ export interface EchoMqModuleOptions {
    * replicas hold them (not on a Redis Cluster connection). @default none (asynchronous replication)
    */
   durability?: EchoMqDurability;
+  /**
+   * `'echomq'`: the queues may also be written by the EchoMQ reference at the same time (its scripts
+   * keep no ring set, and keep group-less jobs in the flat `pending` set). Every process that writes
+   * such a queue must use it. Submits, claims and completes cost what they cost without it; the rarer
+   * joins of a lane to the ring (retries, reaps, resume, limit, …) read the ring, O(ring length).
+   * @default undefined (off)
+   */
+  compat?: 'echomq';
 }
 
 /** @internal The options with every default filled in. */
@@ -75,4 +83,5 @@ export interface ResolvedEchoMqOptions {
   keepCompletedMs: number;
   logger?: LoggerService;
   durability: Required<EchoMqDurability> | null;
+  compat?: 'echomq';
 }

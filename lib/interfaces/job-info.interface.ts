@@ -51,6 +51,8 @@ export interface QueueStats {
   lanes: number;
   ringLength: number;
   pausedLanes: number;
+  /** The whole queue is paused (pauseQueue, or the EchoMQ reference's meta field `paused`). */
+  paused: boolean;
   /** Completions per second over the last 60 s (server clock). */
   completedPerSec: number;
 }

@@ -3,6 +3,12 @@ import type { ClaimOptions, LaneJob, WeightedClaimManyOptions, WeightedClaimOpti
 import { checkInt, checkOptInt, checkOptions } from '../validation/validate';
 import type { LaneContext } from './lane-context';
 
+/**
+ * @internal How many more calls a batch claim makes to fill the places of jobs it dead-lettered
+ * (payloads that are not JSON), so that a short batch still means that the ring ran dry.
+ */
+const REFILLS = 4;
+
 /** @internal The longest lease a claim may ask for (a 32-bit timer's range). */
 export const MAX_LEASE_MS = 2 ** 31 - 1;
 
@@ -14,14 +20,22 @@ export class LaneClaims {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, CLAIM_BATCH_MAX, k.queue);
     const o = checkOptions<ClaimOptions>('opts', opts, k.queue);
-    return this.ctx.scripts.claim(k, this.leaseOf(k.queue, o), n, PROMOTE_PER_CLAIM);
+    const leaseMs = this.leaseOf(k.queue, o);
+    let { jobs, dueInMs, buried } = await this.ctx.scripts.claim(k, leaseMs, n, PROMOTE_PER_CLAIM);
+    for (let i = 0; i < REFILLS && buried > 0 && jobs.length < n; i++) {
+      const more = await this.ctx.scripts.claim(k, leaseMs, n - jobs.length, PROMOTE_PER_CLAIM);
+      jobs = jobs.concat(more.jobs);
+      ({ dueInMs, buried } = more);
+    }
+    return { jobs, dueInMs };
   }
 
   async wclaimTurn(queue: string, opts: unknown): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<WeightedClaimOptions>('opts', opts, k.queue);
     const max = checkOptInt('opts.max', o.max, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
-    return this.ctx.scripts.wclaim(k, this.leaseOf(k.queue, o), max, PROMOTE_PER_CLAIM);
+    const { jobs, dueInMs } = await this.ctx.scripts.wclaim(k, this.leaseOf(k.queue, o), max, PROMOTE_PER_CLAIM);
+    return { jobs, dueInMs };
   }
 
   async wclaimMany(queue: string, turns: number, opts: unknown): Promise<{ turns: LaneJob[][]; dueInMs: number }> {
@@ -30,7 +44,17 @@ export class LaneClaims {
     const o = checkOptions<WeightedClaimManyOptions>('opts', opts, k.queue);
     const max = checkOptInt('opts.max', o.max, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
     const untilJobs = checkOptInt('opts.untilJobs', o.untilJobs, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
-    return this.ctx.scripts.wclaimMany(k, this.leaseOf(k.queue, o), n, max, untilJobs, PROMOTE_PER_CLAIM);
+    const leaseMs = this.leaseOf(k.queue, o);
+    let { turns: got, dueInMs, buried } = await this.ctx.scripts.wclaimMany(k, leaseMs, n, max, untilJobs, PROMOTE_PER_CLAIM);
+    // NOTE: with untilJobs the caller counts jobs (a claim loop's free slots), else turns.
+    const missing = (): number => (untilJobs > 0 ? untilJobs - got.reduce((a, t) => a + t.length, 0) : n - got.length);
+    for (let i = 0; i < REFILLS && buried > 0 && missing() > 0; i++) {
+      const want = missing();
+      const more = await this.ctx.scripts.wclaimMany(k, leaseMs, want, max, untilJobs > 0 ? want : 0, PROMOTE_PER_CLAIM);
+      got = got.concat(more.turns);
+      ({ dueInMs, buried } = more);
+    }
+    return { turns: got, dueInMs };
   }
 
   private leaseOf(queue: string, opts: ClaimOptions): number {

@@ -90,6 +90,7 @@ export class LaneInspection {
       lanes: s.lanes,
       ringLength: s.ringLength,
       pausedLanes: s.pausedLanes,
+      paused: s.paused,
       completedPerSec: s.completedLastMinute / 60,
     };
   }

@@ -15,7 +15,7 @@ export class LaneContext {
   private readonly keys = new Map<string, LaneKeys>();
 
   constructor(readonly client: RedisClient, readonly options: ResolvedEchoMqOptions) {
-    this.scripts = new LaneScripts(client);
+    this.scripts = new LaneScripts(client, undefined, options.compat === 'echomq');
     this.durability = new Durability(client, options);
   }
 

@@ -54,4 +54,12 @@ export class LaneSteering {
     const k = this.ctx.keysOf(queue);
     await this.ctx.scripts.resume(k, checkName('group', group, k.queue));
   }
+
+  async pauseQueue(queue: string): Promise<void> {
+    await this.ctx.scripts.pauseQueue(this.ctx.keysOf(queue));
+  }
+
+  async resumeQueue(queue: string): Promise<void> {
+    await this.ctx.scripts.resumeQueue(this.ctx.keysOf(queue));
+  }
 }

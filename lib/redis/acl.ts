@@ -11,10 +11,10 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info', 'subscribe', 'unsubscribe', 'zscan', 'zrevrange',
   // called inside the scripts
   'time', 'exists', 'del', 'pexpire', 'publish',
-  'hget', 'hmget', 'hset', 'hdel', 'hincrby', 'hkeys', 'hlen',
-  'llen', 'lindex', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem', 'ltrim',
+  'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hincrby', 'hkeys', 'hlen', 'hexists',
+  'llen', 'lindex', 'lpos', 'lrange', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem', 'ltrim',
   'sadd', 'srem', 'sismember', 'smembers', 'scard',
-  'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore', 'zincrby', 'zrank', 'hexists', 'lpos', 'lrange',
+  'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore', 'zincrby', 'zrank',
 ];
 
 /**

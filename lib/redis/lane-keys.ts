@@ -27,6 +27,10 @@ export class LaneKeys {
   readonly pauseInfo: string;
   /** Lane timers (timed pause ends `p:<group>`, rate-window reopenings `r:<group>`), scored by due time. */
   readonly timers: string;
+  /** The queue's meta hash: field `paused` is the queue-wide pause (where the EchoMQ reference keeps it). */
+  readonly meta: string;
+  /** The flat pending set of group-less jobs (the EchoMQ reference's plain queue; compat mode keeps them there). */
+  readonly flatPending: string;
 
   constructor(readonly prefix: string, readonly queue: string) {
     this.base = `${prefix}:{${queue}}:`;
@@ -47,6 +51,8 @@ export class LaneKeys {
     this.rate = this.base + 'grate';
     this.pauseInfo = this.base + 'gpause';
     this.timers = this.base + 'timers';
+    this.meta = this.base + 'meta';
+    this.flatPending = this.base + 'pending';
   }
 
   /** The lane (pending set) of a group. */

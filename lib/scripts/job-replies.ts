@@ -33,7 +33,7 @@ export interface LocatedJob {
 export interface StatsRow {
   submitted: number; completed: number; retried: number; deadTotal: number; reaped: number;
   scheduled: number; active: number; dead: number; lanes: number; ringLength: number; pausedLanes: number;
-  completedLastMinute: number;
+  completedLastMinute: number; paused: boolean;
 }
 
 /** @internal The flat reply of readJob/watchJob (see lua/includes/readJob.lua); null for an empty one. */

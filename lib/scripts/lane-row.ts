@@ -9,10 +9,10 @@ export const LANE_ROW_WIDTH = 11;
 
 /**
  * @internal The keys laneRow reads, in the order every script that includes it declares them first:
- * ringset, paused, glimit, gactive, gweight, grate, gpause, timers.
+ * ringset, paused, glimit, gactive, gweight, grate, gpause, timers, ring (the ring is read in compat mode only).
  */
 export const laneRowKeys = (k: LaneKeys): string[] =>
-  [k.ringSet, k.paused, k.limit, k.gactive, k.weight, k.rate, k.pauseInfo, k.timers];
+  [k.ringSet, k.paused, k.limit, k.gactive, k.weight, k.rate, k.pauseInfo, k.timers, k.ring];
 
 /** @internal Maps the lane row that starts at `at` of a reply; the one mapper of every lane read. */
 export function toLaneInfo(r: unknown[], at = 0): LaneInfo {

@@ -59,6 +59,9 @@ export const SCRIPT_OF = {
   lane: 'laneInfo',
   lanes: 'lanes',
   dead: 'deadList',
+  bury: 'buryJobs',
+  pauseQueue: 'pauseQueue',
+  resumeQueue: 'resumeQueue',
   job: 'readJob',
   waitFor: 'watchJob',
   position: 'locateJob',
@@ -66,27 +69,43 @@ export const SCRIPT_OF = {
   stats: 'readStats',
 } as const;
 
+/** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
+export interface Served {
+  jobs: LaneJob[];
+  dueInMs: number;
+  buried: number;
+}
+
+/** @internal The last_error of a job dead-lettered because its payload does not parse. */
+export const NOT_JSON_REASON = 'payload is not JSON';
+
 type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
 type Reply = unknown;
 
 const VERSION = '1';
-const commandOf = (name: string): string => `echomq:${name}:${VERSION}`;
+/** The registered command of a script; the compat variant (see lua/includes/compatMode.lua) has its own. */
+const commandOf = (name: string, compat = false): string => `echomq:${name}:${VERSION}${compat ? 'c' : ''}`;
 
 /**
  * @internal The only caller of the Lua scripts: registers them on a connection (ioredis then uses
  * EVALSHA and falls back to EVAL on NOSCRIPT) and turns their replies into typed results.
  */
 export class LaneScripts {
-  constructor(private readonly client: RedisClient, scripts: LoadedScript[] = loadScripts()) {
+  /**
+   * @param compat run the scripts' `compat: 'echomq'` variants (ring membership read from the ring
+   * list, flat jobs kept in the flat pending set), for queues the EchoMQ reference writes too.
+   */
+  constructor(private readonly client: RedisClient, scripts: LoadedScript[] = loadScripts(), private readonly compat = false) {
     for (const s of scripts) {
-      if (!(commandOf(s.name) in client)) {
-        client.defineCommand(commandOf(s.name), { numberOfKeys: s.numberOfKeys, lua: s.lua });
+      const command = commandOf(s.name, compat);
+      if (!(command in client)) {
+        client.defineCommand(command, { numberOfKeys: s.numberOfKeys, lua: compat ? s.compatLua : s.lua });
       }
     }
   }
 
   private async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[]): Promise<Reply> {
-    const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name)];
+    const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name, this.compat)];
     try {
       return await call.call(this.client, ...keys, ...args);
     } catch (err) {
@@ -111,36 +130,80 @@ export class LaneScripts {
     return out;
   }
 
-  /** Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing is scheduled. */
-  async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
+  /**
+   * Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing
+   * is scheduled; `buried` counts the jobs served but dead-lettered (see served).
+   */
+  async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<Served> {
     const reply = (await this.run('claim', k.queue, 'claim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo, k.index, k.weight],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo,
+        k.meta, k.dead, k.flatPending, k.index, k.weight, k.stats],
       [k.base, leaseMs, steps, promoteMax])) as Reply[];
-    return toClaim(k.queue, reply);
+    return this.served(k, reply);
   }
 
-  async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
+  async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<Served> {
     const reply = (await this.run('wclaim', k.queue, 'wclaim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo, k.index],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
+        k.meta, k.dead, k.flatPending, k.index, k.stats],
       [k.base, leaseMs, max, promoteMax])) as Reply[];
-    return toClaim(k.queue, reply);
+    return this.served(k, reply);
   }
 
-  /** Takes up to `turns` weighted turns in one round trip (see wclaimMany-12.lua); the jobs of each turn in order. */
+  /**
+   * Maps a claim's reply. A job whose payload does not parse (a row another writer made) is never
+   * handed out: the jobs of the reply that do are returned, and those are dead-lettered with one
+   * more script call, fenced by their tokens (only then: a clean reply costs nothing more).
+   */
+  private async served(k: LaneKeys, reply: Reply[]): Promise<Served> {
+    const { jobs, bad, dueInMs } = toClaim(k.queue, reply);
+    if (bad.length > 0) await this.bury(k, bad, NOT_JSON_REASON);
+    return { jobs, dueInMs, buried: bad.length };
+  }
+
+  /** Dead-letters leased jobs with `reason`, each fenced by its token; how many were. */
+  async bury(k: LaneKeys, jobs: { id: string; token: number }[], reason: string): Promise<number> {
+    const args: (string | number)[] = [k.base, reason, jobs.length];
+    for (const j of jobs) args.push(j.id, j.token);
+    return Number(await this.run('bury', k.queue, 'buryJobs',
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats, k.index, k.weight, k.rate], args));
+  }
+
+  /** Pauses the whole queue (meta field `paused`); true when it was not paused. */
+  async pauseQueue(k: LaneKeys): Promise<boolean> {
+    return (await this.run('pauseQueue', k.queue, 'pauseQueue', [k.meta], [])) === 1;
+  }
+
+  /** Lifts the queue-wide pause and wakes a consumer; true when it was paused. */
+  async resumeQueue(k: LaneKeys): Promise<boolean> {
+    return (await this.run('resumeQueue', k.queue, 'resumeQueue', [k.meta, k.wake], [])) === 1;
+  }
+
+  /**
+   * Takes up to `turns` weighted turns in one round trip (see wclaimMany-17.lua); the jobs of each
+   * turn in order. A job whose payload is not JSON is left out of its turn and dead-lettered (see served).
+   */
   async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number):
-    Promise<{ turns: LaneJob[][]; dueInMs: number }> {
+    Promise<{ turns: LaneJob[][]; dueInMs: number; buried: number }> {
     const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo, k.index],
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
+        k.meta, k.dead, k.flatPending, k.index, k.stats],
       [k.base, leaseMs, turns, max, untilJobs, promoteMax])) as Reply[];
     const leaseUntil = Number(reply[0]);
     const out: LaneJob[][] = [];
+    const bad: { id: string; token: number }[] = [];
     let at = 3;
     for (const size of reply[2] as number[]) {
       const turn: LaneJob[] = [];
-      for (let i = 0; i < Number(size); i++, at += 6) turn.push(toJob(k.queue, reply, at, leaseUntil));
+      for (let i = 0; i < Number(size); i++, at += 6) {
+        const job = toJob(k.queue, reply, at, leaseUntil);
+        if (job) turn.push(job);
+        else bad.push({ id: reply[at] as string, token: Number(reply[at + 2]) });
+      }
       out.push(turn);
     }
-    return { turns: out, dueInMs: Number(reply[1]) };
+    if (bad.length > 0) await this.bury(k, bad, NOT_JSON_REASON);
+    return { turns: out, dueInMs: Number(reply[1]), buried: bad.length };
   }
 
   /** `result` is JSON text, '' for none; `keepMs` 0 deletes the row. */
@@ -180,13 +243,13 @@ export class LaneScripts {
 
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {
     return Number(await this.run('reap', k.queue, 'reap',
-      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats, k.index, k.weight, k.rate],
+      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats, k.index, k.weight, k.rate, k.flatPending],
       [k.base, maxAttempts, max]));
   }
 
   async promote(k: LaneKeys, max: number): Promise<{ moved: number; nextDue: number }> {
     const reply = (await this.run('promote', k.queue, 'promote',
-      [k.schedule, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.index], [k.base, max])) as number[];
+      [k.schedule, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.dead, k.flatPending, k.index, k.stats], [k.base, max])) as number[];
     return { moved: Number(reply[0]), nextDue: Number(reply[1]) };
   }
 
@@ -267,28 +330,33 @@ export class LaneScripts {
 
   async stats(k: LaneKeys): Promise<StatsRow> {
     const r = ((await this.run('stats', k.queue, 'readStats',
-      [k.stats, k.schedule, k.active, k.dead, k.ring, k.paused, k.index], [])) as number[]).map(Number);
+      [k.stats, k.schedule, k.active, k.dead, k.ring, k.paused, k.index, k.meta], [])) as number[]).map(Number);
     return {
       submitted: r[0], completed: r[1], retried: r[2], deadTotal: r[3], reaped: r[4], scheduled: r[5], active: r[6],
       dead: r[7], lanes: r[8], ringLength: r[9], pausedLanes: r[10], completedLastMinute: r[11],
+      paused: r[12] === 1,
     };
   }
 
   async dead(k: LaneKeys, offset: number, count: number): Promise<LaneJob[]> {
     const r = (await this.run('dead', k.queue, 'deadList', [k.dead], [k.base, offset, count])) as Reply[];
     const out: LaneJob[] = [];
-    for (let i = 0; i < r.length; i += 6) out.push(toJob(k.queue, r, i, 0));
+    for (let i = 0; i < r.length; i += 6) {
+      const job = toJob(k.queue, r, i, 0);
+      // NOTE: a dead job may be dead because its payload is not JSON: it is listed with the raw text.
+      out.push(job ?? { ...jobFields(k.queue, r, i, 0), payload: r[i + 3] as string });
+    }
     return out;
   }
 }
 
-function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob {
+/** A job of a reply (id, group, attempt, payload, submitted_at, last_error from `at`) but its payload. */
+function jobFields(queue: string, r: Reply[], at: number, leaseUntil: number): Omit<LaneJob, 'payload'> {
   const lastError = r[at + 5] as string;
-  const job: LaneJob = {
+  const job: Omit<LaneJob, 'payload'> = {
     id: r[at] as string,
     queue,
     group: r[at + 1] as string,
-    payload: JSON.parse(r[at + 3] as string),
     attempt: Number(r[at + 2]),
     leaseUntil,
     submittedAt: Number(r[at + 4]) || mintTimeOf(r[at] as string),
@@ -297,9 +365,27 @@ function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJ
   return job;
 }
 
-function toClaim(queue: string, reply: Reply[]): { jobs: LaneJob[]; dueInMs: number } {
+/** A job of a reply; undefined when its payload is not JSON. */
+function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob | undefined {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(r[at + 3] as string);
+  } catch {
+    return undefined;
+  }
+  const job = jobFields(queue, r, at, leaseUntil) as LaneJob;
+  job.payload = payload;
+  return job;
+}
+
+function toClaim(queue: string, reply: Reply[]): { jobs: LaneJob[]; bad: { id: string; token: number }[]; dueInMs: number } {
   const leaseUntil = Number(reply[0]);
   const jobs: LaneJob[] = [];
-  for (let i = 2; i < reply.length; i += 6) jobs.push(toJob(queue, reply, i, leaseUntil));
-  return { jobs, dueInMs: Number(reply[1]) };
+  const bad: { id: string; token: number }[] = [];
+  for (let i = 2; i < reply.length; i += 6) {
+    const job = toJob(queue, reply, i, leaseUntil);
+    if (job) jobs.push(job);
+    else bad.push({ id: reply[i] as string, token: Number(reply[i + 2]) });
+  }
+  return { jobs, bad, dueInMs: Number(reply[1]) };
 }

@@ -11,9 +11,14 @@ export interface LoadedScript {
   numberOfKeys: number;
   /** The script with its includes expanded. */
   lua: string;
+  /** The same script for `compat: 'echomq'` (the compatMode switch flipped); `lua` when it has none. */
+  compatLua: string;
   /** The header's `KEYS[i]` lines, in order. */
   declaredKeys: string[];
 }
+
+/** The one line of lua/includes/compatMode.lua that the compat variant of a script flips. */
+const COMPAT_OFF = /^local COMPAT = false$/m;
 
 const FILE = /^([a-z][A-Za-z]*)-(\d+)\.lua$/;
 const INCLUDE = /^--- @include "([A-Za-z]+)"\s*$/gm;
@@ -65,10 +70,12 @@ export function loadScripts(dir: string = LUA_DIR): LoadedScript[] {
     if (twin) throw new EchoMqError(duplicateScript(twin, file));
     seen.set(m[1], file);
     const source = readFileSync(join(dir, file), 'utf8');
+    const lua = expand(file, source, join(dir, 'includes'), new Set());
     return {
       name: m[1],
       numberOfKeys: Number(m[2]),
-      lua: expand(file, source, join(dir, 'includes'), new Set()),
+      lua,
+      compatLua: lua.replace(COMPAT_OFF, 'local COMPAT = true'),
       declaredKeys: declaredKeys(source),
     };
   });

@@ -1,10 +1,12 @@
+--- @include "compatMode"
 --[[
   laneRow(base, group, now, keys, out) -> appends one lane's LaneInfo row to `out`
   The one reader of a lane's state for people and tools (lane, lanes and the lane scans), so every
   read reports the same shape: group, pending, active, weight, limit (-1 none), paused (0/1),
   inRing (0/1), rateMax (-1 none), ratePerMs (-1 none), pausedUntil (-1 none), pauseReason ('' none).
   `keys` names the queue's hashes and sets: ringset, paused, glimit, gactive, gweight, grate, gpause,
-  timers. The lane key is derived from `base`, which the caller has pinned to a declared key.
+  timers, ring (in compat mode inRing is read from the ring list, O(ring length)). The lane key
+  is derived from `base`, which the caller has pinned to a declared key.
   NOTE: reads apply the server clock as the next claim will: a timed pause whose end has passed is
   reported as over (paused 0, no pausedUntil or reason), and a lane due back on the ring (its pause
   over, or its rate window reopened) is reported inRing when it is serviceable; the next claim makes
@@ -15,7 +17,12 @@ local function laneRow(base, group, now, keys, out)
   local active = tonumber(rcall('HGET', keys.gactive, group)) or 0
   local limit = tonumber(rcall('HGET', keys.glimit, group))
   local paused = rcall('SISMEMBER', keys.paused, group) == 1
-  local inRing = rcall('SISMEMBER', keys.ringset, group) == 1
+  local inRing
+  if compatMode() then
+    inRing = rcall('LPOS', keys.ring, group) ~= false
+  else
+    inRing = rcall('SISMEMBER', keys.ringset, group) == 1
+  end
   local rateMax, ratePer = -1, -1
   local rate = rcall('HGET', keys.grate, group)
   if rate then

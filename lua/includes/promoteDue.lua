@@ -1,13 +1,15 @@
 --- @include "ringJoin"
+--- @include "strayJob"
 --[[
-  promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey)
+  promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey, strays)
   Moves at most `max` scheduled jobs whose due time has come into their own lanes, at their mint
   position, and rings those lanes. Returns the number moved and the next due time still waiting
   (-1 when none), so an idle consumer knows how long it may block. The earliest entry is read
   first: when nothing is due (the common case) that one read is all it costs. The lane index
-  (indexKey) gains the moved jobs, once per lane.
+  (indexKey) gains the moved jobs, once per lane. A due id without a row or a group goes where
+  strayJob puts it (`strays` names its keys: dead, pending); it joins no lane, so not the index.
 ]]
-local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey)
+local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey, strays)
   local head = rcall('ZRANGE', scheduleKey, '0', '0', 'WITHSCORES')
   if not head[2] then return 0, -1 end
   local first = tonumber(head[2])
@@ -24,13 +26,16 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
       rcall('HSET', jobKey, 'state', 'pending')
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
       ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
-      moved = moved + 1
       if not added[group] then
         added[group] = 0
         groups[#groups + 1] = group
       end
       added[group] = added[group] + 1
+    else
+      local hasRow = rcall('EXISTS', jobKey) == 1
+      strayJob(base, id, hasRow, hasRow and 'scheduled job has no group' or 'scheduled job has no row', now, strays)
     end
+    moved = moved + 1
   end
   for i = 1, #groups do
     rcall('ZINCRBY', indexKey, string.format('%d', added[groups[i]]), groups[i])

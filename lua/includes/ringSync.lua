@@ -3,7 +3,8 @@
   ringSync(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
   Makes ring membership match serviceability in both directions: joins like ringJoin, and takes a
   lane that is no longer serviceable off the ring with LREM. The LREM scans the ring, so this is
-  only used by operator paths (pause, resume, limit), never by claim or ack.
+  only used by operator paths (pause, resume, limit), never by claim or ack. In compat mode the lane
+  leaves by LREM whatever the ring set says (another writer may have put it on the ring).
   Returns 1 when the lane joined, -1 when it left, 0 otherwise.
 ]]
 local function ringSync(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
@@ -15,6 +16,11 @@ local function ringSync(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
   if serviceable then
     local lim = tonumber(rcall('HGET', glimitKey, group))
     if lim and (tonumber(rcall('HGET', gactiveKey, group)) or 0) >= lim then serviceable = false end
+  end
+  if not serviceable and compatMode() then
+    rcall('SREM', ringSetKey, group)
+    if rcall('LREM', ringKey, 0, group) > 0 then return -1 end
+    return 0
   end
   if not serviceable and rcall('SREM', ringSetKey, group) == 1 then
     rcall('LREM', ringKey, 0, group)

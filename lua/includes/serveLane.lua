@@ -1,13 +1,19 @@
+--- @include "nowMs"
+--- @include "indexForget"
 --[[
-  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, indexKey)
+  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, x)
   Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
   ZPOPMIN in mint order, attempt counter bumped (the fencing token) and state active in one HSET,
   the lease queued for the active set (flushLeases writes them, one ZADD per script), the lane's
   active count raised. When the lane is then empty or at its ceiling it
   leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
-  The lane index (indexKey) loses what was popped, in one ZINCRBY.
+  The lane index (x.lanes) loses what was popped, in one ZINCRBY. `x` names the keys: lanes, dead,
+  stats, and for indexForget paused, glimit, gweight, grate.
   Appends id, group, attempt, payload, submitted_at, last_error per job to `out`; returns the count
-  and whether the lane left the ring.
+  and whether the lane left the ring. A lane entry whose row is gone (another writer deleted it)
+  is not served and not dropped: its id goes to the dead set (x.dead), where dead() shows it,
+  and the `dead` total (x.stats) counts it; a lane that this leaves with neither pending nor active
+  jobs goes through indexForget, as an ack's would.
   Numbers go to redis.call() as strings (counts as %d, the lease as Redis prints it, %.17g, once
   per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
@@ -25,7 +31,7 @@ local function flushLeases(activeKey)
   for i = n, 1, -1 do serveLeases[i] = nil end
 end
 
-local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, indexKey)
+local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, x)
   if leaseUntil ~= serveLeaseAt then
     serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
   end
@@ -49,11 +55,18 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       out[#out + 1] = row[3] or '0'
       out[#out + 1] = row[4] or ''
       served = served + 1
+    else
+      if rcall('EXISTS', jobKey) == 1 then rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'job has no payload') end
+      rcall('ZADD', x.dead, string.format('%d', nowMs()), id)
+      rcall('HINCRBY', x.stats, 'dead', '1')
     end
   end
   if served > 0 then rcall('HINCRBY', gactiveKey, group, string.format('%d', served)) end
-  if #popped > 0 then rcall('ZINCRBY', indexKey, string.format('%d', -#popped / 2), group) end
+  if #popped > 0 then rcall('ZINCRBY', x.lanes, string.format('%d', -#popped / 2), group) end
   local left = depth - #popped / 2
+  if served < #popped / 2 and left <= 0 and active + served == 0 then
+    indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate)
+  end
   if left <= 0 or (limit and active + served >= limit) then
     rcall('RPOP', ringKey)
     rcall('SREM', ringSetKey, group)

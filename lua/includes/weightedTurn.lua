@@ -13,7 +13,8 @@
   hash is absent), so every weight is 1 and is not read. Appends the jobs to `out` (see serveLane). reopenAt is the
   earliest time a lane parked by this turn has room again, -1 when none.
   wclaim takes one turn and wclaimMany takes them in a loop, so what a turn serves is decided here.
-  `k` names the keys: ring, ringset, paused, glimit, gactive, active, gweight, timers, grate, wake.
+  `k` names the keys: ring, ringset, paused, glimit, gactive, active, gweight, timers, grate, wake,
+  dead (a lane entry without a row goes there, see serveLane).
 ]]
 local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
   local reopenAt = -1
@@ -36,14 +37,15 @@ local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
       window.park(k.timers, k.wake, at)
       if reopenAt < 0 or at < reopenAt then reopenAt = at end
     elseif serviceable then
-      local n, left = serveLane(base, group, want, leaseUntil, out, k.ring, k.ringset, k.active, k.gactive, depth, active, limit, k.lanes)
+      local n, left = serveLane(base, group, want, leaseUntil, out, k.ring, k.ringset, k.active, k.gactive, depth, active, limit, k)
       local reopen = window and window.record(n)
       if reopen then
         if left then rcall('SADD', k.ringset, group) else rcall('RPOP', k.ring) end
         window.park(k.timers, k.wake, reopen)
         if reopenAt < 0 or reopen < reopenAt then reopenAt = reopen end
       end
-      return n, reopenAt
+      -- NOTE: a turn that found only lane entries without rows (see serveLane) rotates on.
+      if n > 0 then return n, reopenAt end
     else
       -- NOTE: unreachable while the ring invariant holds (see claim); heal and rotate on.
       rcall('RPOP', k.ring)

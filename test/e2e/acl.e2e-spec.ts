@@ -105,6 +105,14 @@ describe('ACL: least privilege', () => {
     }
     expect(await lanes.complete(q, waited, held!.attempt, { ok: 1 })).toBe(true);
     expect(await waiting).toMatchObject({ state: 'completed', result: { ok: 1 } });
+    await call('pauseQueue', () => lanes.pauseQueue(q));
+    expect((await lanes.stats(q)).paused).toBe(true);
+    await call('resumeQueue', () => lanes.resumeQueue(q));
+    // compat mode reads the ring itself (LPOS, LRANGE): the same user may run it.
+    const shared = lanesOn(await as('echomq'), { compat: 'echomq' });
+    await shared.submit(q, 'z', 1);
+    await shared.resume(q, 'z');
+    expect((await shared.lanes(q)).find((l) => l.group === 'z')).toMatchObject({ pending: 1, inRing: true });
 
     const publicMethods = Object.getOwnPropertyNames(LanesService.prototype).filter((m) => !NOT_PUBLIC.has(m));
     // A public method added to LanesService must be exercised here under the EchoMQ user too.

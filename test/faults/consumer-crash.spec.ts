@@ -95,6 +95,6 @@ describe('faults: a consumer process SIGKILLed with jobs in flight', () => {
     expect(twice).toBe(0);
     for (const [id, attempts] of served) expect(attempts).toEqual([heldIds.has(id) ? 2 : 1]);
     expect(consumer.stats.reaped).toBe(inFlight);
-    expect(await admin.stats(q)).toMatchObject({ totals: { submitted: total, completed: total, retried: 0, dead: 0, reaped: inFlight }, pending: 0, active: 0 });
+    expect(await admin.stats(q)).toMatchObject({ totals: { submitted: total, completed: total, retried: 0, dead: 0, reaped: inFlight }, pending: 0, active: 0, paused: false });
   });
 });

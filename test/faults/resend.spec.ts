@@ -84,7 +84,7 @@ describe('faults: a command re-sent after a reconnect', () => {
     const after1 = await snapshot(client, q);
     expect(await scripts.complete(k, job.id, job.attempt, "", 0)).toBe(false);
     expect(await snapshot(client, q)).toEqual(after1);
-    expect((await lanes.stats(q)).totals).toMatchObject({ completed: 1, retried: 0, dead: 0 });
+    expect(await lanes.stats(q)).toMatchObject({ totals: { completed: 1, retried: 0, dead: 0 }, paused: false });
     expect(await lanes.lane(q, 'g')).toMatchObject({ pending: 1, active: 0, inRing: true });
     expect(await client.hget(k.gactive, 'g')).toBeNull();
     expect(await client.zcard(k.active)).toBe(0);
@@ -100,7 +100,7 @@ describe('faults: a command re-sent after a reconnect', () => {
     const after1 = await snapshot(client, q);
     expect(await scripts.fail(k, job.id, job.attempt, 'boom', policy)).toBe('stale');
     expect(await snapshot(client, q)).toEqual(after1);
-    expect((await lanes.stats(q)).totals).toMatchObject({ completed: 0, retried: 1, dead: 0 });
+    expect(await lanes.stats(q)).toMatchObject({ totals: { completed: 0, retried: 1, dead: 0 }, paused: false });
     expect(await lanes.lane(q, 'g')).toMatchObject({ pending: 1, active: 0 });
   });
 
@@ -162,7 +162,7 @@ describe('faults: a command re-sent after a reconnect', () => {
       // NOTE: the re-sent complete finds the row gone and says false, though the first run completed it.
       const accepted = await wired.complete(q, job.id, job.attempt);
       expect(cutter.cuts).toBe(cutsBefore + 1);
-      expect((await lanes.stats(q)).totals).toMatchObject({ completed: 1, retried: 0, dead: 0 });
+      expect(await lanes.stats(q)).toMatchObject({ totals: { completed: 1, retried: 0, dead: 0 }, paused: false });
       expect(await client.exists(k.job(job.id))).toBe(0);
       expect(await lanes.lanes(q)).toEqual([]);
       report(`re-sent complete after a lost reply: completed once, counted once, the re-send answered ${accepted}`);

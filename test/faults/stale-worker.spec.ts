@@ -53,7 +53,7 @@ describe('faults: a stale worker after its lease was reaped', () => {
     expect(await snapshot(client, q)).toEqual(held);
 
     expect(await lanes.complete(q, id, fresh.attempt)).toBe(true);
-    expect((await lanes.stats(q)).totals).toMatchObject({ completed: 1, retried: 0, dead: 0 });
+    expect(await lanes.stats(q)).toMatchObject({ totals: { completed: 1, retried: 0, dead: 0 }, paused: false });
     expect(await lanes.lanes(q)).toEqual([]);
   });
 
@@ -79,7 +79,7 @@ describe('faults: a stale worker after its lease was reaped', () => {
     report(`stale worker: stale completions accepted ${accepted} of ${2 * n} tried; new holder's accepted ${newHolder} of ${n}`);
     expect(accepted).toBe(0);
     expect(newHolder).toBe(n);
-    expect((await lanes.stats(q)).totals).toMatchObject({ completed: n, retried: 0, dead: 0 });
+    expect(await lanes.stats(q)).toMatchObject({ totals: { completed: n, retried: 0, dead: 0 }, paused: false });
     expect(await lanes.lanes(q)).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { lanesOn } from '../support/lanes';
 import { engineFixture, keysOf, serverTimeMs, waitPastServerTime } from '../support/engine';
 import { mintJobId } from '../../lib/ids/job-id';
 import type { LanesService } from '../../lib/lanes.service';
+import { ForeignWriter } from '../support/foreign-writer';
 
 /** mulberry32: a small seeded PRNG, so a failing run can be replayed with its seed. */
 function prng(seed: number): () => number {
@@ -27,10 +28,18 @@ const GROUPS = [...Array(100).keys()].map((i) => (i % 10 === 7 ? `lane:${i}:ü` 
 /** Test-side read of many lane depths at once (read-only). */
 const DEPTHS_LUA = "local out = {} for i = 1, #KEYS do out[i] = redis.call('ZCARD', KEYS[i]) end return out";
 
+/**
+ * The default mode, and compat mode with a second writer that behaves as the EchoMQ reference does
+ * (see test/support/foreign-writer.ts) mixed into the same random run.
+ */
+const MODES = ['default', 'compat, with a foreign writer'] as const;
+
 /** What the clients saw, shared by all of them. */
 interface Ledger {
   submitted: Set<string>;
   completed: Set<string>;
+  /** Completed by the foreign writer: not in our counters, and its dedup keys stay behind (it keeps none). */
+  foreignCompleted: Set<string>;
   knownDead: Set<string>;
   ops: Record<string, number>;
 }
@@ -38,6 +47,8 @@ interface Ledger {
 interface Held {
   id: string;
   attempt: number;
+  /** Claimed by the foreign writer. */
+  foreign?: boolean;
 }
 
 type Op = (lanes: LanesService, rnd: () => number, held: Held[]) => Promise<void>;
@@ -52,7 +63,7 @@ describe('invariants under a seeded random run', () => {
   });
 
   /** Checks every engine invariant on a quiet queue; returns the number of live rows. */
-  async function checkInvariants(q: string, ledger: Ledger, when: string): Promise<number> {
+  async function checkInvariants(q: string, ledger: Ledger, when: string, compat = false): Promise<number> {
     const k = keysOf(q);
     const fail = (msg: string): never => {
       throw new Error(`[seed ${SEED}, ${when}] ${msg}`);
@@ -66,6 +77,10 @@ describe('invariants under a seeded random run', () => {
     const laneGroups = laneKeys.map((key) => key.slice(k.base.length + 2, -':pending'.length));
     // Lane timers: a rate-window reopening only for a lane with a rate, a pause end only for a
     // paused lane whose details say when; the marker exactly while some lane has a rate.
+    // NOTE: in compat mode the other writer resumes a lane without our pause details or timer (it
+    // knows nothing of timed pauses); they stay until the timer falls due, which then changes
+    // nothing but the details. So there a pause's timer and details may outlive the pause.
+    const pausedOrForeign = (g: string): boolean => paused.includes(g) || compat;
     const parked = new Set<string>();
     for (const t of timers) {
       if (t === '~rate') continue;
@@ -73,12 +88,12 @@ describe('invariants under a seeded random run', () => {
       if (t.startsWith('r:')) {
         if (grate[g] === undefined) fail(`timer ${t} for a lane without a rate`);
         parked.add(g);
-      } else if (!t.startsWith('p:') || !paused.includes(g) || !/^\d+\|/.test(gpause[g] ?? '')) {
+      } else if (!t.startsWith('p:') || !pausedOrForeign(g) || !/^\d+\|/.test(gpause[g] ?? '')) {
         fail(`timer ${t} does not match a timed pause (${gpause[g]})`);
       }
     }
     if (timers.includes('~rate') !== Object.keys(grate).length > 0) fail(`rate marker ${timers.includes('~rate')} with rates ${JSON.stringify(grate)}`);
-    for (const g of Object.keys(gpause)) if (!paused.includes(g)) fail(`pause details for lane ${g}, which is not paused`);
+    for (const g of Object.keys(gpause)) if (!pausedOrForeign(g)) fail(`pause details for lane ${g}, which is not paused`);
     for (const [g, setting] of Object.entries(grate)) {
       const max = Number(setting.split(' ')[0]);
       const logged = await client.llen(k.rateLog(g));
@@ -94,13 +109,19 @@ describe('invariants under a seeded random run', () => {
     // The ring: exactly the serviceable lanes not parked by their rate, no duplicates; the ring set
     // mirrors it and also holds the parked lanes.
     const pausedSet = new Set(paused);
-    const serviceable = GROUPS.filter((g) => {
+    const canServe = (g: string): boolean => {
       const lim = glimit[g] === undefined ? undefined : Number(glimit[g]);
-      return depth.get(g)!.length > 0 && !pausedSet.has(g) && (lim === undefined || Number(gactive[g] ?? 0) < lim) && !parked.has(g);
-    }).sort();
+      return depth.get(g)!.length > 0 && !pausedSet.has(g) && (lim === undefined || Number(gactive[g] ?? 0) < lim);
+    };
+    const serviceable = GROUPS.filter((g) => canServe(g) && !parked.has(g)).sort();
     if (new Set(ring).size !== ring.length) fail(`ring has duplicates: ${ring.join(',')}`);
-    expect({ when, ring: [...ring].sort() }).toEqual({ when, ring: serviceable });
-    expect({ when, ringset: [...ringset].sort() }).toEqual({ when, ringset: [...serviceable, ...parked].sort() });
+    // NOTE: in compat mode a lane parked by its rate may be back on the ring early (the other writer
+    // knows nothing of rates, and our joins outside a submit cannot see the park); the next claim of
+    // ours that reaches it parks it again. The ring list alone says what is on the ring there.
+    for (const g of ring) if (compat && parked.has(g) && !canServe(g)) fail(`parked lane ${g} is on the ring, not serviceable`);
+    const ringed = compat ? ring.filter((g) => !parked.has(g)) : ring;
+    expect({ when, ring: [...ringed].sort() }).toEqual({ when, ring: serviceable });
+    if (!compat) expect({ when, ringset: [...ringset].sort() }).toEqual({ when, ringset: [...serviceable, ...parked].sort() });
 
     // Every place a job id can be, and the rows.
     const places = new Map<string, string[]>();
@@ -131,7 +152,9 @@ describe('invariants under a seeded random run', () => {
       if (row.dedup !== undefined && dedup[row.dedup] !== id) fail(`job ${id}'s dedup key ${row.dedup} points at ${dedup[row.dedup]}`);
     }
     for (const [id, at] of places) if (!rows.has(id)) fail(`${id} is in [${at.join(', ')}] without a row`);
-    for (const [key, id] of Object.entries(dedup)) if (rows.get(id)?.dedup !== key) fail(`dedup ${key} points at ${id}, not live with that key`);
+    for (const [key, id] of Object.entries(dedup)) {
+      if (rows.get(id)?.dedup !== key && !ledger.foreignCompleted.has(id)) fail(`dedup ${key} points at ${id}, not live with that key`);
+    }
 
     // gactive per lane equals that lane's jobs in the active set; no zero or negative counts kept.
     const gactiveNumbers = Object.fromEntries(Object.entries(gactive).map(([g, n]) => [g, Number(n)]));
@@ -141,7 +164,8 @@ describe('invariants under a seeded random run', () => {
     for (const id of ledger.submitted) {
       if (!ledger.completed.has(id) && !rows.has(id)) fail(`job ${id} was submitted, never completed, and is gone`);
     }
-    if (Number(stats.completed ?? 0) !== ledger.completed.size) fail(`stats say ${stats.completed} completed, the clients saw ${ledger.completed.size}`);
+    const ours = ledger.completed.size - ledger.foreignCompleted.size;
+    if (Number(stats.completed ?? 0) !== ours) fail(`stats say ${stats.completed} completed, the clients saw ${ours}`);
     if (ledger.completed.size + rows.size !== ledger.submitted.size) {
       fail(`${ledger.submitted.size} submitted != ${ledger.completed.size} completed + ${rows.size} live`);
     }
@@ -157,16 +181,24 @@ describe('invariants under a seeded random run', () => {
       if (d > 0 || activeCount.has(g) || pausedSet.has(g) || glimit[g] !== undefined || weights[g] !== undefined
         || rates[g] !== undefined) expectedIndex[g] = d;
     }
-    expect({ when, index: indexed }).toEqual({ when, index: expectedIndex });
+    // NOTE: not in compat mode: the foreign writer (as the reference) enqueues, claims and sets
+    // ceilings without the lane index, so there it only holds for what our scripts did.
+    if (!compat) expect({ when, index: indexed }).toEqual({ when, index: expectedIndex });
 
     // stats: the totals agree with what the clients saw, the counts now with the keys.
     const st = await engine.lanes.stats(q);
     const pendingNow = [...depth.values()].reduce((a, ids) => a + ids.length, 0);
-    expect({ when, st }).toMatchObject({ when, st: {
-      pending: pendingNow, scheduled: schedule.length, active: active.length, dead: dead.length,
-      lanes: Object.keys(expectedIndex).length, ringLength: ring.length, pausedLanes: paused.length,
-      totals: { submitted: ledger.submitted.size, completed: ledger.completed.size },
-    } });
+    const queuePaused = (await client.hexists(k.meta, 'paused')) === 1;
+    // NOTE: in compat mode the foreign writer keeps neither the totals nor the lane index: only the
+    // counts read from the keys themselves are compared there.
+    expect({ when, st }).toMatchObject({ when, st: compat
+      ? { scheduled: schedule.length, active: active.length, dead: dead.length, ringLength: ring.length,
+        pausedLanes: paused.length, paused: queuePaused }
+      : {
+        pending: pendingNow, scheduled: schedule.length, active: active.length, dead: dead.length,
+        lanes: Object.keys(expectedIndex).length, ringLength: ring.length, pausedLanes: paused.length, paused: queuePaused,
+        totals: { submitted: ledger.submitted.size, completed: ledger.completed.size },
+      } });
     return rows.size;
   }
 
@@ -175,7 +207,7 @@ describe('invariants under a seeded random run', () => {
   let timedSeen = 0;
 
   /** The ring and the active counts only, in one round trip: cheap enough to run after every operation. */
-  async function checkRing(q: string, when: string): Promise<void> {
+  async function checkRing(q: string, when: string, compat = false): Promise<void> {
     const k = keysOf(q);
     // NOTE: the depths of the 100 lanes come from one read-only EVAL, a 100-command pipeline per
     // operation would make this phase several times slower.
@@ -190,22 +222,31 @@ describe('invariants under a seeded random run', () => {
     const parked = timers.filter((t) => t.startsWith('r:')).map((t) => t.slice(2));
     if (parked.length > 0) parkedSeen += 1;
     if (timers.some((t) => t.startsWith('p:'))) timedSeen += 1;
-    const serviceable = GROUPS.filter((g, i) => depths[i] > 0 && !paused.includes(g)
-      && (glimit[g] === undefined || Number(gactive[g] ?? 0) < Number(glimit[g])) && !parked.includes(g)).sort();
+    const canServe = (g: string, i: number): boolean => depths[i] > 0 && !paused.includes(g)
+      && (glimit[g] === undefined || Number(gactive[g] ?? 0) < Number(glimit[g]));
+    const serviceable = GROUPS.filter((g, i) => canServe(g, i) && !parked.includes(g)).sort();
     const inSet = [...serviceable, ...parked].sort();
+    // NOTE: in compat mode a parked lane may be on the ring early (see checkInvariants).
+    const ringed = compat ? ring.filter((g) => !parked.includes(g) || !canServe(g, GROUPS.indexOf(g))) : ring;
     const problem = new Set(ring).size !== ring.length ? `duplicates in ring ${ring}`
-      : JSON.stringify([...ring].sort()) !== JSON.stringify(serviceable) ? `ring [${[...ring].sort()}] != serviceable [${serviceable}]`
-        : JSON.stringify([...ringset].sort()) !== JSON.stringify(inSet) ? `ringset [${[...ringset].sort()}] != serviceable and parked [${inSet}]`
+      : JSON.stringify([...ringed].sort()) !== JSON.stringify(serviceable) ? `ring [${[...ring].sort()}] != serviceable [${serviceable}]`
+        : !compat && JSON.stringify([...ringset].sort()) !== JSON.stringify(inSet) ? `ringset [${[...ringset].sort()}] != serviceable and parked [${inSet}]`
           : Object.values(gactive).reduce((n, v) => n + Number(v), 0) !== active.length ? `gactive ${JSON.stringify(gactive)} != ${active.length} leases`
             : undefined;
     if (problem) throw new Error(`[seed ${SEED}, ${when}] ${problem}`);
   }
 
-  it('8,000 random operations over 100 lanes from 4 clients keep every invariant, and lose nothing', async () => {
+  it.each(MODES)('8,000 random operations over 100 lanes from 4 clients keep every invariant, and lose nothing (%s)', async (mode) => {
+    const compat = mode !== 'default';
+    parkedSeen = 0;
+    timedSeen = 0;
     const q = queues.queue();
-    const ledger: Ledger = { submitted: new Set(), completed: new Set(), knownDead: new Set(), ops: {} };
+    const ledger: Ledger = { submitted: new Set(), completed: new Set(), foreignCompleted: new Set(), knownDead: new Set(), ops: {} };
     const conns = [...Array(CLIENTS)].map(() => server.client());
-    const services = conns.map((c) => lanesOn(c, { maxAttempts: 3, leaseMs: 40, backoff: { delayMs: 5, factor: 2, maxDelayMs: 20 } }));
+    const services = conns.map((c) => lanesOn(c, {
+      maxAttempts: 3, leaseMs: 40, backoff: { delayMs: 5, factor: 2, maxDelayMs: 20 }, ...(compat ? { compat: 'echomq' as const } : {}),
+    }));
+    const foreign = new ForeignWriter(client);
     const group = (rnd: () => number) => GROUPS[Math.floor(rnd() * rnd() * GROUPS.length)]; // skewed: low lanes are hot
     const int = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
     const takeHeld = (rnd: () => number, held: Held[]): Held | undefined =>
@@ -281,6 +322,37 @@ describe('invariants under a seeded random run', () => {
         await l.retryDead(q, id);
       }],
     ];
+    // The foreign writer's operations, as the reference runs them: it admits into lanes, claims in
+    // ring order (and completes what it claimed), pauses, resumes and caps lanes, pauses the queue.
+    const foreignOps: [number, string, Op][] = [
+      [6, 'foreign enqueue', async (_l, rnd) => {
+        const id = mintJobId();
+        await foreign.enqueue(q, group(rnd), id, JSON.stringify({ foreign: rnd() }));
+        ledger.submitted.add(id);
+      }],
+      [6, 'foreign claim', async (_l, rnd, held) => {
+        const job = await foreign.claim(q, int(rnd, 5, 80));
+        if (job) held.push({ id: job.id, attempt: job.attempt, foreign: true });
+      }],
+      [5, 'foreign complete', async (_l, rnd, held) => {
+        const i = held.findIndex((h) => h.foreign);
+        if (i < 0) return;
+        const [h] = held.splice(i, 1);
+        if (await foreign.complete(q, h.id, h.attempt)) {
+          if (ledger.completed.has(h.id)) throw new Error(`${h.id} completed twice`);
+          ledger.completed.add(h.id);
+          ledger.foreignCompleted.add(h.id);
+        }
+      }],
+      [2, 'foreign pause', async (_l, rnd) => foreign.pause(q, group(rnd))],
+      [2, 'foreign resume', async (_l, rnd) => foreign.resume(q, group(rnd))],
+      [2, 'foreign limit', async (_l, rnd) => foreign.limit(q, group(rnd), int(rnd, 1, 4))],
+      [1, 'foreign pauseQueue', async () => foreign.pauseQueue(q)],
+      [1, 'resumeQueue', async (l) => l.resumeQueue(q)],
+      [1, 'pauseQueue', async (l) => l.pauseQueue(q)],
+      [2, 'foreign resumeQueue', async () => foreign.resumeQueue(q)],
+    ];
+    if (compat) ops.push(...foreignOps);
     const total = ops.reduce((n, [w]) => n + w, 0);
     const pick = (rnd: () => number): [string, Op] => {
       let x = rnd() * total;
@@ -305,15 +377,15 @@ describe('invariants under a seeded random run', () => {
         await Promise.all(services.map(async (_, c) => {
           for (let n = 0; n < OPS_PER_CLIENT_PER_ROUND; n++) await step(c);
         }));
-        await checkInvariants(q, ledger, `after round ${round}`);
+        await checkInvariants(q, ledger, `after round ${round}`, compat);
       }
       // One client at a time, the ring checked after every single operation, so that a transition
       // that leaves the ring wrong is caught before a later one happens to repair it.
       for (let n = 0; n < SEQUENTIAL_OPS; n++) {
         const name = await step(n % CLIENTS);
-        await checkRing(q, `sequential op ${n} (${name})`);
+        await checkRing(q, `sequential op ${n} (${name})`, compat);
       }
-      await checkInvariants(q, ledger, 'after the sequential phase');
+      await checkInvariants(q, ledger, 'after the sequential phase', compat);
       // Rates parked lanes and timed pauses were running during the checks, not just set.
       expect(parkedSeen).toBeGreaterThan(100);
       expect(timedSeen).toBeGreaterThan(100);
@@ -327,6 +399,7 @@ describe('invariants under a seeded random run', () => {
 
       // Drain: every lane back in service, every lease and backoff past; then everything completes.
       const lanes = services[0];
+      await lanes.resumeQueue(q);
       for (const g of GROUPS) {
         await lanes.resume(q, g);
         await lanes.limit(q, g, null);
@@ -334,7 +407,7 @@ describe('invariants under a seeded random run', () => {
       }
       expect(ledger.ops.rate).toBeGreaterThan(50);
       expect(ledger.ops.timedPause).toBeGreaterThan(50);
-      await checkInvariants(q, ledger, 'after resuming every lane');
+      await checkInvariants(q, ledger, 'after resuming every lane', compat);
       for (let pass = 0; pass < 10; pass++) {
         const k = keysOf(q);
         const last = await client.zrange(k.active, -1, -1, 'WITHSCORES');
@@ -352,16 +425,21 @@ describe('invariants under a seeded random run', () => {
             ledger.completed.add(j.id);
           }
         }
-        if ((await checkInvariants(q, ledger, `after drain pass ${pass}`)) === 0) break;
+        if ((await checkInvariants(q, ledger, `after drain pass ${pass}`, compat)) === 0) break;
       }
       expect(ledger.completed.size).toBe(ledger.submitted.size);
       const left = (await client.keys(`${keysOf(q).base}*`)).map((key) => key.slice(keysOf(q).base.length)).sort();
-      expect(left.filter((key) => !['gweight', 'stats', 'wake', 'lanes'].includes(key))).toEqual([]);
+      // NOTE: the foreign writer keeps no dedup index, so dedup keys of jobs it completed stay behind.
+      const leftovers = compat ? ['gweight', 'stats', 'wake', 'lanes', 'dedup'] : ['gweight', 'stats', 'wake', 'lanes'];
+      expect(left.filter((key) => !leftovers.includes(key))).toEqual([]);
       // The lane index keeps exactly the lanes that still have a setting (weights), at depth 0.
-      const weighted = Object.keys(await client.hgetall(keysOf(q).weight)).sort();
-      const indexed = await client.zrange(keysOf(q).index, 0, -1, 'WITHSCORES');
-      expect(indexed.filter((_, i) => i % 2 === 0).sort()).toEqual(weighted);
-      expect(new Set(indexed.filter((_, i) => i % 2 === 1))).toEqual(new Set(weighted.length ? ['0'] : []));
+      // NOTE: not in compat mode: the foreign writer enqueues, claims and sets ceilings without it.
+      if (!compat) {
+        const weighted = Object.keys(await client.hgetall(keysOf(q).weight)).sort();
+        const indexed = await client.zrange(keysOf(q).index, 0, -1, 'WITHSCORES');
+        expect(indexed.filter((_, i) => i % 2 === 0).sort()).toEqual(weighted);
+        expect(new Set(indexed.filter((_, i) => i % 2 === 1))).toEqual(new Set(weighted.length ? ['0'] : []));
+      }
     } finally {
       await Promise.all(conns.map((c) => c.quit()));
     }

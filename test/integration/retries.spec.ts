@@ -51,7 +51,7 @@ describe('fail, backoff, dead letters and retryDead', () => {
     expect(await client.hgetall(keysOf(q).job(id))).toMatchObject({ state: 'dead', last_error: 'final', attempts: '4' });
     expect(await client.zcard(keysOf(q).schedule)).toBe(0);
     expect(await lanes.lane(q, 'a')).toMatchObject({ pending: 0, active: 0 });
-    expect(await lanes.stats(q)).toMatchObject({ totals: { submitted: 1, completed: 0, retried: 3, dead: 1 }, dead: 1, pending: 0 });
+    expect(await lanes.stats(q)).toMatchObject({ totals: { submitted: 1, completed: 0, retried: 3, dead: 1 }, dead: 1, pending: 0, paused: false });
 
     const dead = await lanes.dead(q);
     expect(dead).toEqual([{ id, queue: q, group: 'a', payload: { i: 0 }, attempt: 4, leaseUntil: 0, submittedAt: job.submittedAt, lastError: 'final' }]);

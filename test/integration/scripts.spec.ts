@@ -52,7 +52,7 @@ describe('scripts on the server: NOSCRIPT, server-side checks, OOM', () => {
     await waitPastServerTime(client, Number(await client.zscore(keysOf(q).schedule, (await client.zrange(keysOf(q).schedule, 0, 0))[0])));
     expect(await step(() => lanes.promote(q))).toBe(1);
     expect((await step(() => lanes.lanes(q))).map((l) => l.group)).toEqual(['a', 'c']);
-    expect((await step(() => lanes.stats(q), false)).totals).toMatchObject({ completed: 1, retried: 0, dead: 3 });
+    expect(await step(() => lanes.stats(q), false)).toMatchObject({ totals: { completed: 1, retried: 0, dead: 3 }, paused: false });
   });
 
   it('a script refuses arguments that do not match its keys, as an EchoMqError, writing nothing', async () => {

@@ -197,7 +197,7 @@ describe('submit, submitMany, complete and the lane listing', () => {
     const snap = await snapshot(client, q);
     const k = keysOf(q);
     expect(Object.keys(snap).filter((key) => key !== k.stats && key !== k.wake)).toEqual([]);
-    expect(await lanes.stats(q)).toMatchObject({ totals: { submitted: 3, completed: 3, retried: 0, dead: 0, reaped: 0 }, pending: 0, lanes: 0 });
+    expect(await lanes.stats(q)).toMatchObject({ totals: { submitted: 3, completed: 3, retried: 0, dead: 0, reaped: 0 }, pending: 0, lanes: 0, paused: false });
     expect(await lanes.lanes(q)).toEqual([]);
   });
 

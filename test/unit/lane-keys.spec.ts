@@ -9,7 +9,7 @@ const ODD_GROUPS = ['g', 'PLR0000000001a', 'a:b', 'x.y', ':pending', 'g:', '*', 
 /** Every key a queue's scripts touch: the fixed ones, lanes and job rows. */
 function everyKey(k: LaneKeys): string[] {
   const fixed = [k.ring, k.ringSet, k.weight, k.limit, k.active, k.gactive, k.paused, k.schedule, k.dead, k.wake, k.dedup, k.stats,
-    k.rate, k.pauseInfo, k.timers];
+    k.rate, k.pauseInfo, k.timers, k.meta, k.flatPending];
   return [...fixed, ...ODD_GROUPS.map((g) => k.lane(g)), ...ODD_GROUPS.map((g) => k.rateLog(g)), k.job(mintJobId()), k.job('JOB00000000000')];
 }
 
@@ -28,6 +28,7 @@ describe('LaneKeys', () => {
     expect(k.lane('PLR1')).toBe('emq:{cm}:g:PLR1:pending');
     expect([k.rate, k.pauseInfo, k.timers, k.rateLog('PLR1')]).toEqual(['emq:{cm}:grate', 'emq:{cm}:gpause', 'emq:{cm}:timers', 'emq:{cm}:g:PLR1:rate']);
     expect(k.job('JOB00000000001')).toBe('emq:{cm}:job:JOB00000000001');
+    expect([k.meta, k.flatPending]).toEqual(['emq:{cm}:meta', 'emq:{cm}:pending']);
     expect(new LaneKeys('other', 'cm').ring).toBe('other:{cm}:ring');
     expect(nodeCounterKey('emq')).toBe('emq:nodes');
   });

@@ -16,7 +16,11 @@
   KEYS[10] timers     emq:{q}:timers
   KEYS[11] grate      emq:{q}:grate
   KEYS[12] gpause     emq:{q}:gpause
-  KEYS[13] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[13] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
+  KEYS[14] dead       emq:{q}:dead      (strays, as claim)
+  KEYS[15] pending    emq:{q}:pending   (flat jobs in compat mode, as claim)
+  KEYS[16] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[17] stats      emq:{q}:stats     (totals: `dead` counts the strays dead-lettered here)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -25,6 +29,7 @@
 
   Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
   dueIn as claim's: ms until the earliest scheduled job or lane timer falls due, -1 when none.
+  While the queue is paused: { leaseUntil, -1 } and nothing is done.
   Clock: server TIME.
   Derived keys: as claim (lane named by the ring, its rate log, job rows), built from ARGV[1]
   pinned to KEYS[1].
@@ -37,7 +42,8 @@ local rcall = redis.call
 
 local k = {
   ring = KEYS[1], ringset = KEYS[2], paused = KEYS[3], glimit = KEYS[4], gactive = KEYS[5], active = KEYS[6],
-  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12], lanes = KEYS[13],
+  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12],
+  meta = KEYS[13], dead = KEYS[14], pending = KEYS[15], lanes = KEYS[16], stats = KEYS[17],
 }
 local base = ARGV[1]
 local leaseMs, cap, promoteMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -47,9 +53,10 @@ if k.ring ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not cap or cap < 0
 end
 
 local now = nowMs()
-local nextDue, timerAt, rated = dueWork(base, now, promoteMax, k)
+local nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, k)
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
+if halted then return out end
 local _, reopenAt = weightedTurn(base, cap, now, leaseUntil, out, k, rated, true)
 flushLeases(k.active)
 if reopenAt >= 0 and (timerAt < 0 or reopenAt < timerAt) then timerAt = reopenAt end

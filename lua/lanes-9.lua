@@ -12,6 +12,8 @@
   KEYS[6] grate    emq:{q}:grate
   KEYS[7] gpause   emq:{q}:gpause
   KEYS[8] timers   emq:{q}:timers
+  KEYS[9] ring     emq:{q}:ring     (in compat mode its lanes are listed too: another writer may
+                                     have put them there without the ring set)
 
   ARGV[1] base  'emq:{q}:'
   ARGV[2] max   at most this many lanes (>= 1)
@@ -29,7 +31,7 @@ if KEYS[1] ~= base .. 'ringset' or not max or max < 1 then
   return redis.error_reply('ERR echomq: lanes arguments do not match its keys')
 end
 local keys = { ringset = KEYS[1], paused = KEYS[2], glimit = KEYS[3], gactive = KEYS[4], gweight = KEYS[5],
-  grate = KEYS[6], gpause = KEYS[7], timers = KEYS[8] }
+  grate = KEYS[6], gpause = KEYS[7], timers = KEYS[8], ring = KEYS[9] }
 local seen, names = {}, {}
 local function add(list)
   for i = 1, #list do
@@ -41,6 +43,7 @@ local function add(list)
   end
 end
 add(rcall('SMEMBERS', keys.ringset))
+if compatMode() then add(rcall('LRANGE', keys.ring, 0, -1)) end
 add(rcall('SMEMBERS', keys.paused))
 add(rcall('HKEYS', keys.gactive))
 add(rcall('HKEYS', keys.glimit))

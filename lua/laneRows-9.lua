@@ -10,6 +10,7 @@
   KEYS[6] grate    emq:{q}:grate
   KEYS[7] gpause   emq:{q}:gpause
   KEYS[8] timers   emq:{q}:timers
+  KEYS[9] ring     emq:{q}:ring      (read for inRing in compat mode only)
 
   ARGV[1] base     'emq:{q}:'
   ARGV[2..] group names, at most 1,000
@@ -28,7 +29,7 @@ if KEYS[1] ~= base .. 'ringset' or #ARGV > 1001 then
   return redis.error_reply('ERR echomq: laneRows arguments do not match its keys')
 end
 local keys = { ringset = KEYS[1], paused = KEYS[2], glimit = KEYS[3], gactive = KEYS[4], gweight = KEYS[5],
-  grate = KEYS[6], gpause = KEYS[7], timers = KEYS[8] }
+  grate = KEYS[6], gpause = KEYS[7], timers = KEYS[8], ring = KEYS[9] }
 local now = nowMs()
 local out = {}
 for i = 2, #ARGV do laneRow(base, ARGV[i], now, keys, out) end

@@ -20,7 +20,11 @@
   KEYS[10] timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
   KEYS[11] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[12] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
-  KEYS[13] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[13] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
+  KEYS[14] dead       emq:{q}:dead      (strays, as claim)
+  KEYS[15] pending    emq:{q}:pending   (flat jobs in compat mode, as claim)
+  KEYS[16] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[17] stats      emq:{q}:stats     (totals: `dead` counts the strays dead-lettered here)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -33,7 +37,7 @@
   Reply: { leaseUntil, dueIn, sizes, then per job: id, group, attempt, payload, submitted_at, last_error }
   sizes is the list of how many jobs each turn served, in order (the jobs follow in the same order);
   dueIn is how many ms until the earliest scheduled job or lane timer falls due (server clock), -1
-  when none.
+  when none. While the queue is paused: { leaseUntil, -1, {} } and nothing is done.
   Clock: server TIME for the lease, for what is due and for rate windows.
   Derived keys: as wclaim (the lanes named by the ring, their rate logs, the job rows), built from
   ARGV[1], which is pinned to the declared ring key (same {q} slot).
@@ -48,7 +52,8 @@ local rcall = redis.call
 local MAX_JOBS = 1000
 local k = {
   ring = KEYS[1], ringset = KEYS[2], paused = KEYS[3], glimit = KEYS[4], gactive = KEYS[5], active = KEYS[6],
-  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12], lanes = KEYS[13],
+  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12],
+  meta = KEYS[13], dead = KEYS[14], pending = KEYS[15], lanes = KEYS[16], stats = KEYS[17],
 }
 local base = ARGV[1]
 local leaseMs, turns, cap = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -61,7 +66,7 @@ end
 if untilJobs == 0 then untilJobs = MAX_JOBS end
 
 local now = nowMs()
-local nextDue, timerAt, rated = dueWork(base, now, promoteMax, k)
+local nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, k)
 -- NOTE: weight 1 is stored as no field, so a queue where no lane has a weight has no gweight hash:
 -- one read here saves one per turn.
 local weighted = rcall('EXISTS', k.gweight) == 1
@@ -70,6 +75,7 @@ if turns > 1 then learnSettings(k.paused, k.glimit) end
 local leaseUntil = now + leaseMs
 local sizes = {}
 local out = { leaseUntil, -1, sizes }
+if halted then return out end
 local served = 0
 while #sizes < turns and served < untilJobs do
   local turnCap = cap

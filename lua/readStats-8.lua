@@ -10,11 +10,12 @@
   KEYS[5] ring      emq:{q}:ring
   KEYS[6] paused    emq:{q}:paused
   KEYS[7] lanes     emq:{q}:lanes
+  KEYS[8] meta      emq:{q}:meta      (field paused: the whole queue is paused, see pauseQueue)
 
   ARGV: none.
 
   Reply: { submitted, completed, retried, dead, reaped, scheduled, active, deadNow, lanes, ringLength,
-  pausedLanes, completedLastMinute }.
+  pausedLanes, completedLastMinute, paused (1 while the queue is paused, else 0) }.
   Clock: server TIME (which buckets are in the last minute).
   Derived keys: none.
 ]]
@@ -27,5 +28,5 @@ return {
   tonumber(h[1]) or 0, tonumber(h[2]) or 0, tonumber(h[3]) or 0, tonumber(h[4]) or 0, tonumber(h[5]) or 0,
   rcall('ZCARD', KEYS[2]), rcall('ZCARD', KEYS[3]), rcall('ZCARD', KEYS[4]),
   rcall('ZCARD', KEYS[7]), rcall('LLEN', KEYS[5]), rcall('SCARD', KEYS[6]),
-  completedLastMinute(KEYS[1], nowMs()),
+  completedLastMinute(KEYS[1], nowMs()), rcall('HEXISTS', KEYS[8], 'paused'),
 }

@@ -9,7 +9,8 @@
   KEYS[6] grate    emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[7] gpause   emq:{q}:gpause    (pause details: group -> "pausedUntil|reason")
   KEYS[8] timers   emq:{q}:timers    (lane timers: p:<group>, r:<group>, scored by due time)
-  KEYS[9] lane     emq:{q}:g:<group>:pending
+  KEYS[9] ring     emq:{q}:ring      (read for inRing in compat mode only)
+  KEYS[10] lane    emq:{q}:g:<group>:pending
 
   ARGV[1] base   'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] group  lane name
@@ -17,18 +18,18 @@
   Reply: one lane row (see includes/laneRow): group, pending, active, weight, limit, paused, inRing,
   rateMax, ratePerMs, pausedUntil, pauseReason.
   Clock: server TIME (whether a timed pause or a rate window is over).
-  Derived keys: none (KEYS[9] is the lane laneRow reads).
+  Derived keys: none (KEYS[10] is the lane laneRow reads).
 ]]
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "laneRow"
 
 local base, group = ARGV[1], ARGV[2]
-if KEYS[1] ~= base .. 'ringset' or KEYS[9] ~= base .. 'g:' .. group .. ':pending' then
+if KEYS[1] ~= base .. 'ringset' or KEYS[10] ~= base .. 'g:' .. group .. ':pending' then
   return redis.error_reply('ERR echomq: laneInfo arguments do not match its keys')
 end
 local keys = { ringset = KEYS[1], paused = KEYS[2], glimit = KEYS[3], gactive = KEYS[4], gweight = KEYS[5],
-  grate = KEYS[6], gpause = KEYS[7], timers = KEYS[8] }
+  grate = KEYS[6], gpause = KEYS[7], timers = KEYS[8], ring = KEYS[9] }
 local out = {}
 laneRow(base, group, nowMs(), keys, out)
 return out

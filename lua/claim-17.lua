@@ -17,8 +17,13 @@
   KEYS[9]  timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
   KEYS[10] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[11] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
-  KEYS[12] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
-  KEYS[13] gweight    emq:{q}:gweight   (read only when a timed pause ends: is the lane still indexed?)
+  KEYS[12] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
+  KEYS[13] dead       emq:{q}:dead      (a due id without a row or group goes here, see strayJob,
+                                         and a lane entry without a row, see serveLane)
+  KEYS[14] pending    emq:{q}:pending   (the flat pending set: flat jobs in compat mode)
+  KEYS[15] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  KEYS[16] gweight    emq:{q}:gweight   (read only when a timed pause ends: is the lane still indexed?)
+  KEYS[17] stats      emq:{q}:stats     (totals: `dead` counts the strays dead-lettered here)
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -27,7 +32,7 @@
 
   Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
   dueIn is how many ms until the earliest scheduled job or lane timer falls due (server clock), -1
-  when none.
+  when none. While the queue is paused: { leaseUntil, -1 } and nothing is done.
   Clock: server TIME for the lease, for what is due and for rate windows.
   Derived keys: the lane emq:{q}:g:<group>:pending named by the ring, its rate log
   emq:{q}:g:<group>:rate, and emq:{q}:job:<id> of the jobs served, all built from ARGV[1], which
@@ -54,18 +59,22 @@ if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps
 end
 
 local now = nowMs()
-local nextDue, timerAt, rated = -1, -1, false
-local present = rcall('EXISTS', scheduleKey, timersKey)
+local nextDue, timerAt, rated, halted = -1, -1, false, false
+local present = rcall('EXISTS', scheduleKey, timersKey, KEYS[12])
 if present > 0 then
-  nextDue, timerAt, rated = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
-    grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey, glimit = glimitKey,
-    gactive = gactiveKey, wake = wakeKey, lanes = KEYS[12], gweight = KEYS[13] }, present)
+  nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
+    meta = KEYS[12], grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
+    glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14],
+    lanes = KEYS[15], gweight = KEYS[16], stats = KEYS[17] }, present)
 end
 -- NOTE: after dueWork (which may end timed pauses): whether any lane is paused or has a ceiling,
 -- asked once per call rather than per lane served.
 if steps > 1 then learnSettings(pausedKey, glimitKey) end
 local leaseUntil = now + leaseMs
+local laneKeys = { lanes = KEYS[15], dead = KEYS[13], stats = KEYS[17], paused = pausedKey, glimit = glimitKey,
+  gweight = KEYS[16], grate = grateKey }
 local out = { leaseUntil, -1 }
+if halted then return out end
 local served, healed = 0, 0
 while served < steps do
   local group = rotateRing(ringKey)
@@ -90,8 +99,14 @@ while served < steps do
     healed = healed + 1
     if healed > 16 then break end
   else
-    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, KEYS[12])
-    served = served + 1
+    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, laneKeys)
+    if n > 0 then
+      served = served + 1
+    else
+      -- NOTE: the lane's head had no row (see serveLane): that step served nothing; rotate on.
+      healed = healed + 1
+      if healed > 16 then break end
+    end
     local reopen = window and window.record(n)
     if reopen then
       if left then rcall('SADD', ringSetKey, group) else rcall('RPOP', ringKey) end

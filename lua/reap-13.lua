@@ -1,7 +1,8 @@
 --[[
   reap: return jobs whose lease expired to their own lane at their mint position (the head), or to
   the dead set when their attempts are spent; their lanes' active counts drop and the lanes rejoin
-  the ring. Bounded: at most ARGV[3] jobs per call; the caller calls again while it gets that many.
+  the ring. An expired id without a row or a group goes where strayJob puts it (the dead set, or in
+  compat mode a flat job back to the flat pending set). Bounded: at most ARGV[3] jobs per call; the caller calls again while it gets that many.
 
   KEYS[1] active    emq:{q}:active
   KEYS[2] gactive   emq:{q}:gactive
@@ -15,6 +16,7 @@
   KEYS[10] lanes    emq:{q}:lanes     (lane index, scored by pending depth)
   KEYS[11] gweight  emq:{q}:gweight
   KEYS[12] grate    emq:{q}:grate
+  KEYS[13] pending  emq:{q}:pending   (the flat pending set: flat jobs in compat mode)
 
   ARGV[1] base         'emq:{q}:'
   ARGV[2] maxAttempts  the default when a job has none of its own (>= 1)
@@ -29,6 +31,7 @@ local rcall = redis.call
 --- @include "nowMs"
 --- @include "ringJoin"
 --- @include "releaseActive"
+--- @include "strayJob"
 --- @include "indexForget"
 --- @include "buryJob"
 
@@ -45,6 +48,9 @@ for i = 1, #expired do
   local group = row[3]
   if not group then
     rcall('ZREM', KEYS[1], id)
+    local hasRow = row[1] ~= false
+    strayJob(base, id, hasRow, hasRow and 'lease expired on a job with no group' or 'lease expired on a job with no row',
+      now, { dead = KEYS[7], pending = KEYS[13], stats = KEYS[9] })
   else
     local left = releaseActive(KEYS[2], KEYS[1], group, id)
     local used = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0)

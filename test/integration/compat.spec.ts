@@ -1,0 +1,171 @@
+import type IORedis from 'ioredis';
+import { mintJobId } from '../../lib/ids/job-id';
+import type { LanesService } from '../../lib/lanes.service';
+import { engineFixture, keysOf, serverTimeMs, waitPastServerTime } from '../support/engine';
+import { ForeignWriter } from '../support/foreign-writer';
+import { lanesOn } from '../support/lanes';
+
+/**
+ * compat: 'echomq' — a second writer that behaves as the EchoMQ reference's scripts do (no ring set,
+ * LPOS/RPUSH on, LREM off) interleaved with ours. Each case runs once with the default mode, where
+ * it shows the fault that issue 14 reports, and once in compat mode, where every invariant holds.
+ */
+describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
+  const engine = engineFixture();
+  const { queues } = engine;
+  let client: IORedis;
+  let plain: LanesService;
+  let compat: LanesService;
+  let foreign: ForeignWriter;
+  beforeAll(() => {
+    client = engine.client;
+    plain = engine.lanes;
+    compat = lanesOn(client, { compat: 'echomq' });
+    foreign = new ForeignWriter(client);
+  });
+
+  const modes = () => [['default', plain], ['compat', compat]] as const;
+  const ring = (q: string) => client.lrange(keysOf(q).ring, 0, -1);
+
+  it('stranded lane: after the other writer takes a lane off the ring, our next submit puts it back', async () => {
+    const seen: Record<string, unknown> = {};
+    for (const [mode, lanes] of modes()) {
+      const q = queues.queue();
+      await lanes.submit(q, 'a', { i: 1 });
+      const taken = await foreign.claim(q); // the lane is empty now: the other writer LREMs it
+      expect(taken?.group).toBe('a');
+      await lanes.submit(q, 'a', { i: 2 });
+      seen[mode] = { ring: await ring(q), claimed: (await lanes.claim(q))?.payload ?? null };
+    }
+    // Today (default): the ring set still names the lane, so the submit does not ring it: stranded.
+    expect(seen.default).toEqual({ ring: [], claimed: null });
+    expect(seen.compat).toEqual({ ring: ['a'], claimed: { i: 2 } });
+  });
+
+  it('stranded lane: a lane the other writer paused comes back with our resume', async () => {
+    const seen: Record<string, unknown> = {};
+    for (const [mode, lanes] of modes()) {
+      const q = queues.queue();
+      await lanes.submit(q, 'a', { i: 1 });
+      await foreign.pause(q, 'a');
+      await lanes.resume(q, 'a');
+      seen[mode] = await ring(q);
+    }
+    expect(seen).toEqual({ default: [], compat: ['a'] });
+  });
+
+  it('paused lane: our pause takes a lane the other writer put on the ring off it, so its claims hold the pause', async () => {
+    const seen: Record<string, unknown> = {};
+    for (const [mode, lanes] of modes()) {
+      const q = queues.queue();
+      await foreign.enqueue(q, 'a', mintJobId(), '{"i":1}');
+      await lanes.pause(q, 'a');
+      seen[mode] = { ring: await ring(q), foreignClaim: (await foreign.claim(q))?.group ?? null };
+    }
+    expect(seen.default).toEqual({ ring: ['a'], foreignClaim: 'a' }); // today: a paused lane is served
+    expect(seen.compat).toEqual({ ring: [], foreignClaim: null });
+  });
+
+  it('ceiling: our limit takes a lane the other writer put on the ring off it, so active never exceeds it', async () => {
+    const seen: Record<string, unknown> = {};
+    for (const [mode, lanes] of modes()) {
+      const q = queues.queue();
+      for (let i = 1; i <= 3; i++) await foreign.enqueue(q, 'a', mintJobId(), `{"i":${i}}`);
+      expect((await lanes.claim(q))?.payload).toEqual({ i: 1 });
+      await lanes.limit(q, 'a', 1);
+      await foreign.claim(q);
+      seen[mode] = { ring: await ring(q), gactive: Number(await client.hget(keysOf(q).gactive, 'a')) };
+    }
+    expect(seen.default).toEqual({ ring: [], gactive: 2 }); // today: 2 active at a ceiling of 1
+    expect(seen.compat).toEqual({ ring: [], gactive: 1 });
+  });
+
+  it('double ring: a lane the other writer put on the ring is never pushed a second time', async () => {
+    const seen: Record<string, unknown> = {};
+    for (const [mode, lanes] of modes()) {
+      const q = queues.queue();
+      await foreign.enqueue(q, 'a', mintJobId(), '{"g":"a","i":1}');
+      await lanes.submit(q, 'b', { g: 'b', i: 1 });
+      await lanes.submit(q, 'c', { g: 'c', i: 1 });
+      for (let i = 2; i <= 3; i++) {
+        for (const g of ['a', 'b', 'c']) await lanes.submit(q, g, { g, i });
+      }
+      const before = await ring(q);
+      const order: string[] = [];
+      for (let n = 0; n < 6; n++) {
+        const job = await lanes.claim<{ g: string; i: number }>(q);
+        if (!job) break;
+        order.push(job.group);
+        await lanes.complete(q, job.id, job.attempt);
+      }
+      seen[mode] = { ring: before.join(''), order: order.join('') };
+    }
+    expect(seen.default).toEqual({ ring: 'abca', order: 'abcaab' }); // today: a twice on the ring, served twice a turn
+    expect(seen.compat).toEqual({ ring: 'abc', order: 'abcabc' });
+  });
+
+  it('flat job: a group-less scheduled job that falls due goes to the flat pending set in compat mode, to the dead set otherwise', async () => {
+    for (const [mode, lanes] of modes()) {
+      const q = queues.queue();
+      const k = keysOf(q);
+      const id = mintJobId();
+      await foreign.scheduleFlat(q, id, '{"flat":true}', (await serverTimeMs(client)) - 1);
+      await lanes.submit(q, 'a', { i: 1 });
+      expect((await lanes.claim(q))?.group).toBe('a');
+      expect(await client.zscore(k.schedule, id)).toBeNull();
+      if (mode === 'compat') {
+        expect(await client.zrange(k.flatPending, 0, -1)).toEqual([id]);
+        expect(await client.hget(k.job(id), 'state')).toBe('pending');
+        expect((await foreign.claimFlat(q))?.id).toBe(id);
+      } else {
+        expect(await client.zrange(k.flatPending, 0, -1)).toEqual([]);
+        expect(await lanes.dead(q)).toEqual([expect.objectContaining({ id, group: '', payload: { flat: true }, lastError: 'scheduled job has no group' })]);
+      }
+    }
+  });
+
+  it('flat job: an expired group-less lease goes back to the flat pending set in compat mode, to the dead set otherwise', async () => {
+    for (const [mode, lanes] of modes()) {
+      const q = queues.queue();
+      const k = keysOf(q);
+      const id = mintJobId();
+      await foreign.enqueueFlat(q, id, '{"flat":true}');
+      await foreign.claimFlat(q, 1);
+      await waitPastServerTime(client, Number(await client.zscore(k.active, id)));
+      expect(await lanes.reap(q)).toBe(1);
+      expect(await client.zscore(k.active, id)).toBeNull();
+      if (mode === 'compat') {
+        expect(await client.zrange(k.flatPending, 0, -1)).toEqual([id]);
+        expect(await client.hget(k.job(id), 'state')).toBe('pending');
+      } else {
+        expect(await lanes.dead(q)).toEqual([expect.objectContaining({ id, lastError: 'lease expired on a job with no group' })]);
+      }
+    }
+  });
+
+  it('rate: a lane the other writer put on the ring is parked by our claim when its window fills, and our submits leave it parked', async () => {
+    const q = queues.queue();
+    await compat.rate(q, 'a', { max: 1, perMs: 60_000 });
+    for (let i = 1; i <= 3; i++) await foreign.enqueue(q, 'a', mintJobId(), `{"i":${i}}`);
+    expect((await compat.claim(q))?.payload).toEqual({ i: 1 });
+    expect(await ring(q)).toEqual([]);
+    await compat.submit(q, 'a', { i: 4 });
+    expect(await ring(q)).toEqual([]);
+    expect(await foreign.claim(q)).toBeNull();
+    expect(await compat.claim(q)).toBeNull();
+    expect(await compat.lane(q, 'a')).toMatchObject({ pending: 3, inRing: false });
+  });
+
+  it('compat mode reads inRing and the lane list from the ring itself', async () => {
+    const q = queues.queue();
+    await foreign.enqueue(q, 'a', mintJobId(), '{"i":1}');
+    expect(await plain.lanes(q)).toEqual([]);
+    expect(await compat.lanes(q)).toEqual([expect.objectContaining({ group: 'a', pending: 1, inRing: true })]);
+    expect(await plain.lane(q, 'a')).toMatchObject({ pending: 1, inRing: false });
+    expect(await compat.lane(q, 'a')).toMatchObject({ pending: 1, inRing: true });
+  });
+
+  it('the option takes only echomq', () => {
+    expect(() => lanesOn(client, { compat: 'bullmq' as never })).toThrow(/compat/);
+  });
+});
