@@ -8,7 +8,6 @@
   taken by another job comes back as 'collide', so the caller mints again instead of dropping the
   job; taken by the same job (same group and payload: a re-sent submit) it is 'dup'.
 ]]
-local admitAt, admitAtText
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
                      ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey)
   if dedup ~= '' then
@@ -27,14 +26,20 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   end
   local state = 'pending'
   if delayMs > 0 then state = 'scheduled' end
-  -- NOTE: numbers as Redis itself would print them (%.17g), the time once per script, not per job.
-  if now ~= admitAt then admitAt, admitAtText = now, string.format('%.17g', now) end
-  rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'at', admitAtText, 'last_error', '')
-  if maxAttempts > 0 then rcall('HSET', jobKey, 'max', maxAttempts) end
-  if dedup ~= '' then
-    rcall('HSET', jobKey, 'dedup', dedup)
-    rcall('HSET', dedupKey, dedup, id)
+  -- NOTE: only what cannot be derived, to keep the row a small listpack: the submit time is in the
+  -- id (its mint time), and last_error is written by the first failure, not stored empty before.
+  -- Optional fields only when set, all in one HSET.
+  local fields = { 'state', state, 'attempts', '0', 'payload', payload, 'group', group }
+  if maxAttempts > 0 then
+    fields[#fields + 1] = 'max'
+    fields[#fields + 1] = string.format('%d', maxAttempts)
   end
+  if dedup ~= '' then
+    fields[#fields + 1] = 'dedup'
+    fields[#fields + 1] = dedup
+  end
+  rcall('HSET', jobKey, unpack(fields))
+  if dedup ~= '' then rcall('HSET', dedupKey, dedup, id) end
   if delayMs > 0 then
     wakeBefore(scheduleKey, now + delayMs, wakeKey)
     rcall('ZADD', scheduleKey, now + delayMs, id)
