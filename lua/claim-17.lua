@@ -68,6 +68,9 @@ if present > 0 then
     glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14],
     lanes = KEYS[15], gweight = KEYS[16], stats = KEYS[17] }, present)
 end
+-- NOTE: after dueWork (which may end timed pauses): whether any lane is paused or has a ceiling,
+-- asked once per call rather than per lane served.
+if steps > 1 then learnSettings(pausedKey, glimitKey) end
 local leaseUntil = now + leaseMs
 local laneKeys = { lanes = KEYS[15], dead = KEYS[13], stats = KEYS[17], paused = pausedKey, glimit = glimitKey,
   gweight = KEYS[16], grate = grateKey }
@@ -113,6 +116,7 @@ while served < steps do
     end
   end
 end
+flushLeases(activeKey)
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
 return out

@@ -41,6 +41,8 @@ for i = 0, n - 1 do
   end
 end
 local now = nowMs()
+-- NOTE: whether any lane is paused or has a ceiling, asked once per call rather than per job.
+if n > 1 then learnSettings(KEYS[3], KEYS[4]) end
 local out = {}
 local added, groups, admitted = {}, {}, 0
 for i = 0, n - 1 do

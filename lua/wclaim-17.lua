@@ -59,6 +59,7 @@ local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
 if halted then return out end
 local _, reopenAt = weightedTurn(base, cap, now, leaseUntil, out, k, rated, true)
+flushLeases(k.active)
 if reopenAt >= 0 and (timerAt < 0 or reopenAt < timerAt) then timerAt = reopenAt end
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end

@@ -70,6 +70,8 @@ local nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, k)
 -- NOTE: weight 1 is stored as no field, so a queue where no lane has a weight has no gweight hash:
 -- one read here saves one per turn.
 local weighted = rcall('EXISTS', k.gweight) == 1
+-- The same for pauses and ceilings (after dueWork, which may end timed pauses).
+if turns > 1 then learnSettings(k.paused, k.glimit) end
 local leaseUntil = now + leaseMs
 local sizes = {}
 local out = { leaseUntil, -1, sizes }
@@ -84,6 +86,7 @@ while #sizes < turns and served < untilJobs do
   sizes[#sizes + 1] = n
   served = served + n
 end
+flushLeases(k.active)
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
 return out

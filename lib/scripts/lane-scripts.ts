@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { mintTimeOf } from '../ids/job-id';
 import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
 import { LaneKeys } from '../redis/lane-keys';
@@ -378,7 +379,7 @@ function jobFields(queue: string, r: Reply[], at: number, leaseUntil: number): O
     group: r[at + 1] as string,
     attempt: Number(r[at + 2]),
     leaseUntil,
-    submittedAt: Number(r[at + 4]),
+    submittedAt: Number(r[at + 4]) || mintTimeOf(r[at] as string),
   };
   if (lastError) job.lastError = lastError;
   return job;

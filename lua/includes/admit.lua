@@ -10,7 +10,6 @@
   `tc` (nil or '' for none) is the trace context of the submit, written as row field `tc` only when
   given, so a job without tracing costs nothing more.
 ]]
-local admitAt, admitAtText
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
                      ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc)
   if dedup ~= '' then
@@ -29,18 +28,24 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   end
   local state = 'pending'
   if delayMs > 0 then state = 'scheduled' end
-  -- NOTE: numbers as Redis itself would print them (%.17g), the time once per script, not per job.
-  if now ~= admitAt then admitAt, admitAtText = now, string.format('%.17g', now) end
+  -- NOTE: only what cannot be derived, to keep the row a small listpack: the submit time is in the
+  -- id (its mint time). last_error stays (empty) because the contract's row has it. Optional fields
+  -- only when set, all in one HSET.
+  local fields = { 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '' }
   if tc and tc ~= '' then
-    rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'at', admitAtText, 'last_error', '', 'tc', tc)
-  else
-    rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'at', admitAtText, 'last_error', '')
+    fields[#fields + 1] = 'tc'
+    fields[#fields + 1] = tc
   end
-  if maxAttempts > 0 then rcall('HSET', jobKey, 'max', maxAttempts) end
+  if maxAttempts > 0 then
+    fields[#fields + 1] = 'max'
+    fields[#fields + 1] = string.format('%d', maxAttempts)
+  end
   if dedup ~= '' then
-    rcall('HSET', jobKey, 'dedup', dedup)
-    rcall('HSET', dedupKey, dedup, id)
+    fields[#fields + 1] = 'dedup'
+    fields[#fields + 1] = dedup
   end
+  rcall('HSET', jobKey, unpack(fields))
+  if dedup ~= '' then rcall('HSET', dedupKey, dedup, id) end
   if delayMs > 0 then
     wakeBefore(scheduleKey, now + delayMs, wakeKey)
     rcall('ZADD', scheduleKey, now + delayMs, id)

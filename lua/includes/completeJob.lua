@@ -15,13 +15,43 @@
   subscription was not yet active when the message went out reads it from the row instead.
 ]]
 local WAITED_KEEP_MS = 10000
+-- A batch (completeMany) collects the leases to drop and the rows to delete, and writes them in one
+-- ZREM and one DEL when it ends (flushCompleted); nil when each completion writes its own.
+local completeBatch
+
+local function beginCompleteBatch()
+  completeBatch = { leases = {}, rows = {}, seen = {} }
+end
+
+--[[
+  flushCompleted(activeKey): drops the leases and deletes the rows a batch of completions
+  collected, in chunks of 1,000 (what one call unpacks).
+]]
+local function flushCompleted(activeKey)
+  local b = completeBatch
+  completeBatch = nil
+  if not b then return end
+  for i = 1, #b.leases, 1000 do rcall('ZREM', activeKey, unpack(b.leases, i, math.min(#b.leases, i + 999))) end
+  for i = 1, #b.rows, 1000 do rcall('DEL', unpack(b.rows, i, math.min(#b.rows, i + 999))) end
+end
+
 local function completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
                            ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey)
   local jobKey = base .. 'job:' .. id
+  -- NOTE: in a batch, the row of a job completed earlier in it is deleted only at its end, so its
+  -- second ack in the same batch is refused here.
+  if completeBatch and completeBatch.seen[id] then return 0 end
   local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited')
   if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
   local group = row[3]
-  local left = releaseActive(gactiveKey, activeKey, group, id)
+  local left
+  if completeBatch then
+    completeBatch.seen[id] = true
+    completeBatch.leases[#completeBatch.leases + 1] = id
+    left = releaseActive(gactiveKey, false, group, id)
+  else
+    left = releaseActive(gactiveKey, activeKey, group, id)
+  end
   local nowText = string.format('%d', now)
   local full
   if row[5] then
@@ -32,7 +62,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
     rcall('HSET', jobKey, 'state', 'completed', 'done', nowText, 'result', result)
     rcall('PEXPIRE', jobKey, keepMs)
   else
-    rcall('DEL', jobKey)
+    if completeBatch then completeBatch.rows[#completeBatch.rows + 1] = jobKey else rcall('DEL', jobKey) end
     if row[4] then rcall('HDEL', dedupKey, row[4]) end
   end
   if full then

@@ -1,3 +1,4 @@
+--- @include "learnSettings"
 --[[
   indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey)
   The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored
@@ -8,7 +9,10 @@
 local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey)
   local depth = tonumber(rcall('ZSCORE', indexKey, group))
   if not depth or depth > 0 then return end
-  if rcall('SISMEMBER', pausedKey, group) == 1 or rcall('HEXISTS', glimitKey, group) == 1
-     or rcall('HEXISTS', weightKey, group) == 1 or rcall('HEXISTS', grateKey, group) == 1 then return end
+  if (anyPaused and rcall('SISMEMBER', pausedKey, group) == 1)
+     or (anyLimit and rcall('HEXISTS', glimitKey, group) == 1)
+     or (anyWeightOrRate and (rcall('HEXISTS', weightKey, group) == 1 or rcall('HEXISTS', grateKey, group) == 1)) then
+    return
+  end
   rcall('ZREM', indexKey, group)
 end

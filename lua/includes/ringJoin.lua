@@ -1,4 +1,5 @@
 --- @include "pushWake"
+--- @include "learnSettings"
 --- @include "compatMode"
 --[[
   ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled, placed)
@@ -18,8 +19,9 @@
 ]]
 local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled, placed)
   if not filled and rcall('ZCARD', base .. 'g:' .. group .. ':pending') == 0 then return 0 end
-  if rcall('SISMEMBER', pausedKey, group) == 1 then return 0 end
-  local lim = tonumber(rcall('HGET', glimitKey, group))
+  if anyPaused and rcall('SISMEMBER', pausedKey, group) == 1 then return 0 end
+  local lim
+  if anyLimit then lim = tonumber(rcall('HGET', glimitKey, group)) end
   if lim and (tonumber(rcall('HGET', gactiveKey, group)) or 0) >= lim then return 0 end
   pushWake(wakeKey)
   if compatMode() then

@@ -3,8 +3,9 @@
 --[[
   serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, x)
   Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
-  ZPOPMIN in mint order, attempt counter bumped (the fencing token), state active, lease in the
-  active set, the lane's active count raised. When the lane is then empty or at its ceiling it
+  ZPOPMIN in mint order, attempt counter bumped (the fencing token) and state active in one HSET,
+  the lease queued for the active set (flushLeases writes them, one ZADD per script), the lane's
+  active count raised. When the lane is then empty or at its ceiling it
   leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
   The lane index (x.lanes) loses what was popped, in one ZINCRBY. `x` names the keys: lanes, dead,
   stats, and for indexForget paused, glimit, gweight, grate.
@@ -18,6 +19,19 @@
   per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
 local serveLeaseAt, serveLeaseText
+local serveLeases = {}
+
+--[[
+  flushLeases(activeKey): puts the leases of every job served since the last flush into the active
+  set in one ZADD (the ids, scored by their lease deadline). Every script that serves must call it
+  before it returns: until then the jobs are active in their rows but not yet leased.
+]]
+local function flushLeases(activeKey)
+  local n = #serveLeases
+  for i = 1, n, 1000 do rcall('ZADD', activeKey, unpack(serveLeases, i, math.min(n, i + 999))) end
+  for i = n, 1, -1 do serveLeases[i] = nil end
+end
+
 local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, x)
   if leaseUntil ~= serveLeaseAt then
     serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
@@ -27,21 +41,23 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   for i = 1, #popped, 2 do
     local id = popped[i]
     local jobKey = base .. 'job:' .. id
-    local row = rcall('HMGET', jobKey, 'payload', 'at', 'last_error', 'tc')
+    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'at', 'last_error', 'tc')
     if row[1] then
-      -- NOTE: the design's fencing token: HINCRBY on the row, never a value computed in the script.
-      local attempt = rcall('HINCRBY', jobKey, 'attempts', '1')
-      rcall('HSET', jobKey, 'state', 'active')
-      rcall('ZADD', activeKey, serveLeaseText, id)
+      -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
+      -- (read and written inside this one script, so no other writer comes between).
+      local attempt = (tonumber(row[2]) or 0) + 1
+      rcall('HSET', jobKey, 'state', 'active', 'attempts', string.format('%d', attempt))
+      serveLeases[#serveLeases + 1] = serveLeaseText
+      serveLeases[#serveLeases + 1] = id
       out[#out + 1] = id
       out[#out + 1] = group
       out[#out + 1] = attempt
       out[#out + 1] = row[1]
-      out[#out + 1] = row[2] or '0'
-      if row[4] then
-        out[#out + 1] = { row[3] or '', row[4] }
+      out[#out + 1] = row[3] or '0'
+      if row[5] then
+        out[#out + 1] = { row[4] or '', row[5] }
       else
-        out[#out + 1] = row[3] or ''
+        out[#out + 1] = row[4] or ''
       end
       served = served + 1
     else

@@ -3,7 +3,7 @@ import { lanesOn, snapshot } from '../support/lanes';
 import { engineFixture, keysOf, serverTimeMs, tag, waitPastServerTime } from '../support/engine';
 import { EchoMqError } from '../../lib/errors';
 import * as jobIds from '../../lib/ids/job-id';
-import { isJobId, mintJobId } from '../../lib/ids/job-id';
+import { isJobId, mintJobId, mintTimeOf } from '../../lib/ids/job-id';
 import type { LanesService } from '../../lib/lanes.service';
 
 describe('submit, submitMany, complete and the lane listing', () => {
@@ -18,12 +18,16 @@ describe('submit, submitMany, complete and the lane listing', () => {
 
   it('admits a job as a pending row in its lane and rings the lane', async () => {
     const q = queues.queue();
-    const before = await serverTimeMs(client);
+    const before = Date.now();
     const id = await lanes.submit(q, 'a', { x: 1 });
     expect(isJobId(id)).toBe(true);
-    const row = await client.hgetall(keysOf(q).job(id));
-    expect(row).toMatchObject({ state: 'pending', attempts: '0', payload: '{"x":1}', group: 'a', last_error: '' });
-    expect(Number(row.at)).toBeGreaterThanOrEqual(before);
+    // Only what cannot be derived (the submit time is the id's mint time), plus the contract's last_error.
+    expect(await client.hgetall(keysOf(q).job(id))).toEqual({ state: 'pending', attempts: '0', payload: '{"x":1}', group: 'a', last_error: '' });
+    const claimed = await lanes.claim(q);
+    expect(claimed?.submittedAt).toBe(mintTimeOf(id));
+    expect(claimed!.submittedAt).toBeGreaterThanOrEqual(before);
+    expect(claimed!.submittedAt).toBeLessThanOrEqual(Date.now());
+    await lanes.release(q, id, claimed!.attempt);
     expect(await client.zrange(keysOf(q).lane('a'), 0, -1, 'WITHSCORES')).toEqual([id, '0']);
     expect(await client.lrange(keysOf(q).ring, 0, -1)).toEqual(['a']);
     expect(await client.llen(keysOf(q).wake)).toBeGreaterThan(0);
