@@ -1,4 +1,5 @@
-import { AddressInfo, createServer, Server, Socket } from 'net';
+import { Server, Socket } from 'net';
+import { listenOnLoopback } from './loopback-server';
 
 /**
  * A loopback TCP proxy for a replication link. It passes bytes both ways until `hold()`; from then
@@ -13,12 +14,8 @@ export class HeldLink {
 
   static async start(targetPort: number): Promise<HeldLink> {
     let link: HeldLink | undefined;
-    const server = createServer((client) => link?.pipe(client, targetPort));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    link = new HeldLink(server, (server.address() as AddressInfo).port);
+    const { server, port } = await listenOnLoopback((client) => link?.pipe(client, targetPort));
+    link = new HeldLink(server, port);
     return link;
   }
 

@@ -1,4 +1,5 @@
-import { AddressInfo, createServer, Server, Socket } from 'net';
+import { Server, Socket } from 'net';
+import { listenOnLoopback } from './loopback-server';
 
 /**
  * A loopback TCP proxy in front of a redis-server that can lose one reply: once armed, the next
@@ -16,12 +17,8 @@ export class ReplyCutter {
 
   static async start(targetPort: number): Promise<ReplyCutter> {
     let cutter: ReplyCutter | undefined;
-    const server = createServer((client) => cutter?.pipe(client, targetPort));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    cutter = new ReplyCutter(server, (server.address() as AddressInfo).port);
+    const { server, port } = await listenOnLoopback((client) => cutter?.pipe(client, targetPort));
+    cutter = new ReplyCutter(server, port);
     return cutter;
   }
 
