@@ -20,6 +20,7 @@ const SCRIPT_OF_SHA = new Map(loadScripts().map((s) => [createHash('sha1').updat
 const READS = new Set(['laneRows', 'readStats', 'locateJob']);
 
 const SLOW_US = 500;
+const SLOWLOG_ROOM = 100_000;
 const queueName = 'inspect';
 
 async function scriptCounters(admin) {
@@ -94,7 +95,8 @@ async function run(ctx) {
 
       ctx.log(`  inspect: round ${r + 1}/${ctx.rounds}: the same reads beside a claim/complete load`);
       await admin.call('CONFIG', 'SET', 'slowlog-log-slower-than', String(SLOW_US));
-      await admin.call('CONFIG', 'SET', 'slowlog-max-len', '1024');
+      // NOTE: room for every slow entry of a round (a full log would drop the oldest, the longest among them).
+      await admin.call('CONFIG', 'SET', 'slowlog-max-len', String(SLOWLOG_ROOM));
       await admin.call('SLOWLOG', 'RESET');
       let stop = false;
       const load = Promise.all(Array.from({ length: 16 }, async () => {
@@ -118,7 +120,8 @@ async function run(ctx) {
       await reads;
       stop = true;
       await load;
-      const entries = await admin.call('SLOWLOG', 'GET', '1024');
+      const entries = await admin.call('SLOWLOG', 'GET', String(SLOWLOG_ROOM));
+      if (entries.length >= SLOWLOG_ROOM) throw new Error(`SLOWLOG filled its ${SLOWLOG_ROOM} entries: the longest may be lost`);
       let maxUs = 0;
       let what = '';
       const over5ms = entries.filter((e) => Number(e[2]) > 5000).length;
