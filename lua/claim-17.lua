@@ -80,10 +80,10 @@ local served, healed = 0, 0
 while served < steps do
   local group = rotateRing(ringKey)
   if not group then break end
-  local depth, active, limit, paused = laneState(base, group, pausedKey, glimitKey, gactiveKey)
+  local active, limit, paused = laneState(group, pausedKey, glimitKey, gactiveKey)
   local setting = rated and rcall('HGET', grateKey, group)
   local window = setting and rateWindow(base, group, setting, now)
-  if depth == 0 or paused or (limit and active >= limit) then
+  if paused or (limit and active >= limit) then
     -- NOTE: unreachable while the ring holds exactly the serviceable lanes; if it ever does not,
     -- take the lane off (it is at the tail) rather than serve a parked lane, and try the next.
     rcall('RPOP', ringKey)
@@ -100,7 +100,7 @@ while served < steps do
     healed = healed + 1
     if healed > 16 then break end
   else
-    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, laneKeys)
+    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, laneKeys)
     if n > 0 then
       served = served + 1
     else

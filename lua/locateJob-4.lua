@@ -5,7 +5,7 @@
   KEYS[1] job      emq:{q}:job:<id>
   KEYS[2] ring     emq:{q}:ring
   KEYS[3] ringset  emq:{q}:ringset
-  KEYS[4] stats    emq:{q}:stats     (completion buckets: the rate behind the wait estimate)
+  KEYS[4] stats    emq:{q}:stats     (its per-second buckets emq:{q}:stats:<second>: the rate behind the wait estimate)
 
   ARGV[1] base   'emq:{q}:'
   ARGV[2] id     job id

@@ -3,7 +3,8 @@
   and jobs (the counters hash holds at most about 70 fields: totals and a minute of per-second
   completion buckets).
 
-  KEYS[1] stats     emq:{q}:stats     (submitted, completed, retried, dead, reaped; s<second> buckets)
+  KEYS[1] stats     emq:{q}:stats     (submitted, completed, retried, dead, reaped; its per-second buckets are
+                    the keys emq:{q}:stats:<second>, derived from it)
   KEYS[2] schedule  emq:{q}:schedule
   KEYS[3] active    emq:{q}:active
   KEYS[4] dead      emq:{q}:dead

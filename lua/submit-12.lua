@@ -31,6 +31,7 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "admit"
+--- @include "compatMode"
 
 local base, id, group, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local dedup = ARGV[5]
@@ -40,10 +41,17 @@ if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .
    or KEYS[3] ~= base .. 'ring' or not delayMs or delayMs < 0 or not maxAttempts or maxAttempts < 0 then
   return redis.error_reply('ERR echomq: submit arguments do not match its keys')
 end
+-- NOTE: as in submitMany, the default mode joins the ring after the index says how deep the lane is.
+local deferJoin = not compatMode()
 local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, nowMs(),
-  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9])
+  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin)
 if status == 'ok' then
   rcall('HINCRBY', KEYS[12], 'submitted', '1')
-  if laned then rcall('ZINCRBY', KEYS[11], '1', group) end
+  if laned then
+    local depth = tonumber(rcall('ZINCRBY', KEYS[11], '1', group))
+    if deferJoin then
+      ringJoin(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[9], true, depth > 1 and 'on' or nil)
+    end
+  end
 end
 return { status, jobId }

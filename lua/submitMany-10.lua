@@ -26,6 +26,7 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "admit"
+--- @include "compatMode"
 
 local base = ARGV[1]
 local n = tonumber(ARGV[2])
@@ -45,13 +46,17 @@ local now = nowMs()
 if n > 1 then learnSettings(KEYS[3], KEYS[4]) end
 local out = {}
 local added, groups, admitted = {}, {}, 0
+-- NOTE: in the default mode a lane goes on the ring once per call, after its index entry says how
+-- deep it is (see below); compat mode, where another writer changes lanes without the index,
+-- joins each job's lane as it is admitted.
+local deferJoin = not compatMode()
 for i = 0, n - 1 do
   local o = 3 + i * stride
   local tc
   if stride == 8 then tc = ARGV[o + 7] end
   local status, jobId, laned = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
     tonumber(ARGV[o + 4]), tonumber(ARGV[o + 5]), ARGV[o + 6] == '1', now,
-    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], tc)
+    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], tc, deferJoin)
   out[#out + 1] = status
   out[#out + 1] = jobId
   if status == 'ok' then
@@ -66,9 +71,16 @@ for i = 0, n - 1 do
     end
   end
 end
--- NOTE: the index and the counter once per lane and once per call, not once per job.
+-- NOTE: the index and the counter once per lane and once per call, not once per job. The index's
+-- reply is the lane's depth now: a lane that was empty before this call needs to join the ring;
+-- one that had work is on it already, or kept off it by its pause, ceiling or rate, which more work
+-- does not change, so it only gets its wake tokens.
 for i = 1, #groups do
-  rcall('ZINCRBY', KEYS[9], string.format('%d', added[groups[i]]), groups[i])
+  local g, more = groups[i], added[groups[i]]
+  local depth = tonumber(rcall('ZINCRBY', KEYS[9], string.format('%d', more), g))
+  if deferJoin then
+    ringJoin(base, g, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], true, depth > more and 'on' or nil, more)
+  end
 end
 if admitted > 0 then rcall('HINCRBY', KEYS[10], 'submitted', string.format('%d', admitted)) end
 return out

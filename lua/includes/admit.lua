@@ -9,9 +9,11 @@
   job; taken by the same job (same group and payload: a re-sent submit) it is 'dup'.
   `tc` (nil or '' for none) is the trace context of the submit, written as row field `tc` only when
   given, so a job without tracing costs nothing more.
+  `deferJoin`: the caller puts the lane on the ring itself once it knows the lane's depth (see
+  submitMany); otherwise a job admitted to its lane goes through ringJoin here.
 ]]
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
-                     ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc)
+                     ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc, deferJoin)
   if dedup ~= '' then
     local existing = rcall('HGET', dedupKey, dedup)
     if existing and rcall('EXISTS', base .. 'job:' .. existing) == 1 then return 'dup', existing end
@@ -51,7 +53,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     rcall('ZADD', scheduleKey, now + delayMs, id)
   else
     rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
-    ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, true)
+    if not deferJoin then ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, true) end
     return 'ok', id, true
   end
   return 'ok', id, false

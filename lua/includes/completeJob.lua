@@ -52,7 +52,8 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   else
     left = releaseActive(gactiveKey, activeKey, group, id)
   end
-  local nowText = string.format('%d', now)
+  local nowText
+  if keepMs > 0 or row[5] then nowText = string.format('%d', now) end
   local full
   if row[5] then
     full = rcall('HMGET', jobKey, 'payload', 'at', 'max', 'last_error')

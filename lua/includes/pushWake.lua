@@ -1,14 +1,17 @@
 --[[
-  pushWake(wakeKey) -> pushes one token onto the wake list, which idle consumers block on, unless it
-  already holds 16 (a bound: one token wakes one blocked consumer, and a woken consumer that
+  pushWake(wakeKey, tokens) -> pushes `tokens` (default 1) tokens onto the wake list, which idle
+  consumers block on, in one LPUSH, but never more than the list has room for below 16 (a bound: one token wakes one blocked consumer, and a woken consumer that
   finds work claims for the others too). The list's room is read once per script and counted
   down after: nothing else runs meanwhile.
 ]]
 local wakeRoom
-local function pushWake(wakeKey)
+local function pushWake(wakeKey, tokens)
   if wakeRoom == nil then wakeRoom = 16 - rcall('LLEN', wakeKey) end
-  if wakeRoom > 0 then
-    rcall('LPUSH', wakeKey, '1')
-    wakeRoom = wakeRoom - 1
+  local n = math.min(tokens or 1, wakeRoom)
+  if n > 0 then
+    local ones = {}
+    for i = 1, n do ones[i] = '1' end
+    rcall('LPUSH', wakeKey, unpack(ones))
+    wakeRoom = wakeRoom - n
   end
 end

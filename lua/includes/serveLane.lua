@@ -1,15 +1,19 @@
 --- @include "nowMs"
 --- @include "indexForget"
+--- @include "compatMode"
 --[[
-  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, x)
+  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x)
   Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
-  ZPOPMIN in mint order, attempt counter bumped (the fencing token) and state active in one HSET,
-  the lease queued for the active set (flushLeases writes them, one ZADD per script), the lane's
-  active count raised. When the lane is then empty or at its ceiling it
-  leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
-  The lane index (x.lanes) loses what was popped, in one ZINCRBY. `x` names the keys: lanes, dead,
-  stats, and for indexForget paused, glimit, gweight, grate.
-  Appends id, group, attempt, payload, submitted_at, last_error per job to `out` (last_error as
+  ZPOPMIN in mint order (it takes no more than the lane holds), attempt counter bumped (the fencing
+  token) and state active in one HSET, the lease queued for the active set (flushLeases writes them,
+  one ZADD per script), the lane's active count raised. When the lane is then empty or at its
+  ceiling it leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
+  The lane index (x.lanes) loses what was popped, in one ZINCRBY, whose reply is the depth left: a
+  claim reads no ZCARD. Only when that says the lane is empty is the lane itself counted before it
+  leaves the ring, so an index out of step with the lane never strands work, and is set right; in
+  compat mode, where another writer changes lanes without the index, the lane is always counted. `x` names the keys: lanes, dead, stats, and for indexForget
+  paused, glimit, gweight, grate. `active` is the lane's active count when it has a ceiling, else 0.
+  Appends id, group, attempt, payload, submitted_at ('0': the id's mint time), last_error per job to `out` (last_error as
   the pair { last_error, tc } when the row holds a trace context `tc`); returns the count
   and whether the lane left the ring. A lane entry whose row is gone (another writer deleted it)
   is not served and not dropped: its id goes to the dead set (x.dead), where dead() shows it,
@@ -32,16 +36,21 @@ local function flushLeases(activeKey)
   for i = n, 1, -1 do serveLeases[i] = nil end
 end
 
-local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, depth, active, limit, x)
+local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x)
   if leaseUntil ~= serveLeaseAt then
     serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
   end
-  local popped = rcall('ZPOPMIN', base .. 'g:' .. group .. ':pending', string.format('%d', want))
+  local laneKey = base .. 'g:' .. group .. ':pending'
+  local popped = rcall('ZPOPMIN', laneKey, string.format('%d', want))
+  local taken = #popped / 2
   local served = 0
   for i = 1, #popped, 2 do
     local id = popped[i]
     local jobKey = base .. 'job:' .. id
-    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'at', 'last_error', 'tc')
+    -- NOTE: no `at` (rows before 0.2 had one): the submit time is the id's mint time, which the
+    -- reply leaves the client to read from the id (submitted_at '0'); a field not in the row costs
+    -- HMGET a scan of the whole row.
+    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc')
     if row[1] then
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
@@ -53,11 +62,11 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       out[#out + 1] = group
       out[#out + 1] = attempt
       out[#out + 1] = row[1]
-      out[#out + 1] = row[3] or '0'
-      if row[5] then
-        out[#out + 1] = { row[4] or '', row[5] }
+      out[#out + 1] = '0'
+      if row[4] then
+        out[#out + 1] = { row[3] or '', row[4] }
       else
-        out[#out + 1] = row[4] or ''
+        out[#out + 1] = row[3] or ''
       end
       served = served + 1
     else
@@ -67,12 +76,28 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     end
   end
   if served > 0 then rcall('HINCRBY', gactiveKey, group, string.format('%d', served)) end
-  if #popped > 0 then rcall('ZINCRBY', x.lanes, string.format('%d', -#popped / 2), group) end
-  local left = depth - #popped / 2
-  if served < #popped / 2 and left <= 0 and active + served == 0 then
-    indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate)
+  local left = 0
+  if taken > 0 then left = tonumber(rcall('ZINCRBY', x.lanes, string.format('%d', -taken), group)) end
+  -- NOTE: in compat mode the other writer changes lanes without the index, and both writers keep
+  -- an empty lane off the ring (ringJoin relies on it there), so the lane is always counted.
+  if left <= 0 or compatMode() then
+    local counted = rcall('ZCARD', laneKey)
+    if counted ~= left or taken == 0 then
+      -- NOTE: the index was out of step with the lane (only another writer makes it so): set it right.
+      if counted > 0 then
+        rcall('ZADD', x.lanes, string.format('%d', counted), group)
+      else
+        rcall('ZADD', x.lanes, 'XX', '0', group)
+      end
+    end
+    left = counted
   end
-  if left <= 0 or (limit and active + served >= limit) then
+  if left == 0 and served == 0 then
+    -- NOTE: rare (rowless entries, or a lane found empty): `active` is only known under a ceiling.
+    local activeNow = limit and active or tonumber(rcall('HGET', gactiveKey, group)) or 0
+    if activeNow == 0 then indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate) end
+  end
+  if left == 0 or (limit and active + served >= limit) then
     rcall('RPOP', ringKey)
     rcall('SREM', ringSetKey, group)
     return served, true

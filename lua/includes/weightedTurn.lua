@@ -21,9 +21,9 @@ local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
   for healed = 0, 16 do
     local group = rotateRing(k.ring)
     if not group then return nil, reopenAt end
-    local depth, active, limit, paused = laneState(base, group, k.paused, k.glimit, k.gactive)
+    local active, limit, paused = laneState(group, k.paused, k.glimit, k.gactive)
+    -- NOTE: no depth read: ZPOPMIN in serveLane takes no more than the lane holds.
     local want = weighted and tonumber(rcall('HGET', k.gweight, group)) or 1
-    if want > depth then want = depth end
     if limit and want > limit - active then want = limit - active end
     if cap > 0 and want > cap then want = cap end
     local setting = rated and rcall('HGET', k.grate, group)
@@ -37,7 +37,7 @@ local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
       window.park(k.timers, k.wake, at)
       if reopenAt < 0 or at < reopenAt then reopenAt = at end
     elseif serviceable then
-      local n, left = serveLane(base, group, want, leaseUntil, out, k.ring, k.ringset, k.active, k.gactive, depth, active, limit, k)
+      local n, left = serveLane(base, group, want, leaseUntil, out, k.ring, k.ringset, k.active, k.gactive, active, limit, k)
       local reopen = window and window.record(n)
       if reopen then
         if left then rcall('SADD', k.ringset, group) else rcall('RPOP', k.ring) end
