@@ -26,7 +26,8 @@
 
   Reply: 1 when completed, 0 when the token is stale or the job unknown (nothing changes).
   Clock: server TIME (finishedAt, the completion-rate bucket).
-  Derived keys: the job's lane emq:{q}:g:<group>:pending, from ARGV[1] pinned to KEYS[6].
+  Derived keys: the job's lane emq:{q}:g:<group>:pending, and emq:{q}:kept:<dedupKey> when a kept
+  job has a dedup key, from ARGV[1] pinned to KEYS[6].
   Pub/sub: publishes to channel emq:{q}:done when a waiter marked the row.
 ]]
 local rcall = redis.call

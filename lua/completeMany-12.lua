@@ -23,7 +23,7 @@
 
   Reply: { 1 | 0 per ack, in input order } (0: a stale token or an unknown job; nothing changes).
   Clock: server TIME (finishedAt, the completion-rate bucket).
-  Derived keys: emq:{q}:job:<id> and the jobs' lanes, from ARGV[1] pinned to KEYS[5].
+  Derived keys: emq:{q}:job:<id>, the jobs' lanes and emq:{q}:kept:<dedupKey>, from ARGV[1] pinned to KEYS[5].
   Pub/sub: publishes to channel emq:{q}:done for rows a waiter marked.
 ]]
 local rcall = redis.call

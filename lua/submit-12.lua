@@ -26,7 +26,8 @@
 
   Reply: { status, id }, status 'ok' | 'dup' | 'collide'.
   Clock: server TIME (submitted_at, due time of a delayed job).
-  Derived keys: none.
+  Derived keys: emq:{q}:job:<existing id> and emq:{q}:kept:<dedupKey> (a kept completion's dedup
+  key), from ARGV[1], which is pinned to KEYS[3].
 ]]
 local rcall = redis.call
 --- @include "nowMs"

@@ -20,7 +20,7 @@
 
   Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'.
   Clock: server TIME.
-  Derived keys: emq:{q}:job:<id> and emq:{q}:g:<group>:pending, built from ARGV[1], which is pinned
+  Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending and emq:{q}:kept:<dedupKey>, built from ARGV[1], which is pinned
   to the declared ring key, so they carry the same {q} hash tag and slot.
 ]]
 local rcall = redis.call

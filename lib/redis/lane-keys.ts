@@ -70,6 +70,11 @@ export class LaneKeys {
     return `${this.base}job:${id}`;
   }
 
+  /** Where a kept completed job's dedup key points at it (field `id`), expiring with its row. */
+  keptDedup(dedupKey: string): string {
+    return `${this.base}kept:${dedupKey}`;
+  }
+
   /** A pattern matching every key of the queue (for tests and tools, never for scripts). */
   pattern(): string {
     return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:*`;

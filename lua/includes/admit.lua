@@ -3,10 +3,10 @@
 --[[
   admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys, tc) -> status, id, laned
   Admits one job: a row `job:<id>`, then either its lane (score 0, so ZPOPMIN serves mint order)
-  or the schedule when it is delayed. A live job under the same caller-given id or dedup key is not
-  admitted twice: status 'dup' with the existing id. An id the library minted itself that is
-  taken by another job comes back as 'collide', so the caller mints again instead of dropping the
-  job; taken by the same job (same group and payload: a re-sent submit) it is 'dup'.
+  or the schedule when it is delayed. A live (or kept completed) job under the same caller-given id
+  or dedup key is not admitted twice: status 'dup' with the existing id. An id the library minted
+  itself that is taken by another job comes back as 'collide', so the caller mints again instead of
+  dropping the job; taken by the same job (same group and payload: a re-sent submit) it is 'dup'.
   `tc` (nil or '' for none) is the trace context of the submit, written as row field `tc` only when
   given, so a job without tracing costs nothing more.
   `deferJoin`: the caller puts the lane on the ring itself once it knows the lane's depth (see
@@ -15,7 +15,8 @@
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
                      ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc, deferJoin)
   if dedup ~= '' then
-    local existing = rcall('HGET', dedupKey, dedup)
+    -- A kept completion's key is not in the dedup hash but in its own key (see completeJob).
+    local existing = rcall('HGET', dedupKey, dedup) or rcall('HGET', base .. 'kept:' .. dedup, 'id')
     if existing and rcall('EXISTS', base .. 'job:' .. existing) == 1 then return 'dup', existing end
   end
   local jobKey = base .. 'job:' .. id

@@ -7,10 +7,11 @@
               ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0
   Completes one job held under `token` (0, changing nothing, when the token is stale or the job
   unknown). Without keepMs the row is deleted; with it the row stays keepMs ms with state
-  `completed`, `done` (finishedAt) and `result` ('' for none), and its dedup key keeps pointing at
-  it so a submit with the same jobId or dedupKey returns this id. The lane's active count drops, a
-  lane held at its ceiling rejoins the ring, an idle lane without settings leaves the index, and a
-  waiter (row field `waited`) is told. The caller counts the completions (countCompleted).
+  `completed`, `done` (finishedAt) and `result` ('' for none), and its dedup key points at it from
+  `kept:<dedupKey>` (expiring with the row) so a submit with the same jobId or dedupKey returns this
+  id. The lane's active count drops, a lane held at its ceiling rejoins the ring, an idle lane
+  without settings leaves the index, and a waiter (row field `waited`) is told. The caller counts
+  the completions (countCompleted).
   A row a waiter marked is kept at least WAITED_KEEP_MS even without keepMs: a waiter whose
   subscription was not yet active when the message went out reads it from the row instead.
 ]]
@@ -62,6 +63,14 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   if keepMs > 0 then
     rcall('HSET', jobKey, 'state', 'completed', 'done', nowText, 'result', result)
     rcall('PEXPIRE', jobKey, keepMs)
+    -- NOTE: a hash field cannot expire (not before Redis 7.4): left in the dedup hash, the key would
+    -- outlive the row for good. It moves to a key of its own that expires with the row.
+    if row[4] then
+      local keptKey = base .. 'kept:' .. row[4]
+      rcall('HDEL', dedupKey, row[4])
+      rcall('HSET', keptKey, 'id', id)
+      rcall('PEXPIRE', keptKey, keepMs)
+    end
   else
     if completeBatch then completeBatch.rows[#completeBatch.rows + 1] = jobKey else rcall('DEL', jobKey) end
     if row[4] then rcall('HDEL', dedupKey, row[4]) end

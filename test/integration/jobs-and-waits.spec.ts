@@ -46,7 +46,7 @@ describe('job(), keepCompletedMs and results, waitFor', () => {
     expect(await lanes.job(q, mintJobId())).toBeNull();
   });
 
-  it('a kept completion answers a submit with the same jobId or dedupKey with its id, and expires', async () => {
+  it('a kept completion answers a submit with the same jobId or dedupKey with its id, and expires with its dedup key', async () => {
     const q = queues.queue();
     const shortKeep = lanesOn(client, { keepCompletedMs: 150 });
     const own = mintJobId();
@@ -61,9 +61,12 @@ describe('job(), keepCompletedMs and results, waitFor', () => {
     expect(await shortKeep.claim(q)).toBeNull();
     expect((await shortKeep.stats(q)).totals.submitted).toBe(2);
     await waitFor('the kept rows to expire', async () => (await client.exists(keysOf(q).job(own), keysOf(q).job(byKey))) === 0, 3_000);
+    // Nothing of them is left: the dedup key went with its row (a field of the dedup hash would stay for good).
+    expect(await client.exists(keysOf(q).dedup, keysOf(q).keptDedup('k1'))).toBe(0);
     expect(await shortKeep.job(q, own)).toBeNull();
     expect(await shortKeep.submit(q, 'a', 'new life', { jobId: own })).toBe(own);
     expect((await shortKeep.job(q, own))!.state).toBe('pending');
+    expect(await shortKeep.submit(q, 'a', 'new life', { dedupKey: 'k1' })).not.toBe(byKey);
   });
 
   it('a dead job has finishedAt and lastError', async () => {
