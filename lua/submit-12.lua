@@ -42,14 +42,15 @@ if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .
    or KEYS[3] ~= base .. 'ring' or not delayMs or delayMs < 0 or not maxAttempts or maxAttempts < 0 then
   return redis.error_reply('ERR echomq: submit arguments do not match its keys')
 end
--- NOTE: as in submitMany, the default mode joins the ring after the index says how deep the lane is.
+-- NOTE: as in submitMany, the default mode joins the ring once the lane is counted.
 local deferJoin = not compatMode()
 local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, nowMs(),
   KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin)
 if status == 'ok' then
   rcall('HINCRBY', KEYS[12], 'submitted', '1')
   if laned then
-    local depth = tonumber(rcall('ZINCRBY', KEYS[11], '1', group))
+    local depth = rcall('ZCARD', KEYS[1])
+    rcall('ZADD', KEYS[11], string.format('%d', depth), group)
     if deferJoin then
       ringJoin(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[9], true, depth > 1 and 'on' or nil)
     end

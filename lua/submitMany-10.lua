@@ -27,6 +27,7 @@ local rcall = redis.call
 --- @include "nowMs"
 --- @include "admit"
 --- @include "compatMode"
+--- @include "numText"
 
 local base = ARGV[1]
 local n = tonumber(ARGV[2])
@@ -35,51 +36,64 @@ if n and n > 0 and #ARGV == 2 + n * 8 then stride = 8 end
 if KEYS[1] ~= base .. 'ring' or not n or n < 0 or #ARGV ~= 2 + n * stride then
   return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
 end
+-- NOTE: each item's numbers are parsed once, here, and kept for the loop below (tonumber on a
+-- string costs about as much as a table write and read together, times four).
+local delays, maxes = {}, {}
 for i = 0, n - 1 do
   local d, m = tonumber(ARGV[3 + i * stride + 4]), tonumber(ARGV[3 + i * stride + 5])
   if not d or d < 0 or not m or m < 0 then
     return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad number')
   end
+  delays[i], maxes[i] = d, m
 end
 local now = nowMs()
 -- NOTE: whether any lane is paused or has a ceiling, asked once per call rather than per job.
 if n > 1 then learnSettings(KEYS[3], KEYS[4]) end
 local out = {}
-local added, groups, admitted = {}, {}, 0
--- NOTE: in the default mode a lane goes on the ring once per call, after its index entry says how
--- deep it is (see below); compat mode, where another writer changes lanes without the index,
--- joins each job's lane as it is admitted.
+local added, groups, laneKeys, admitted = {}, {}, {}, 0
+-- NOTE: in the default mode a lane goes on the ring once per call, once it is counted (see below);
+-- compat mode keeps the join of each job's lane as it is admitted, the way it was tested against the
+-- reference.
 local deferJoin = not compatMode()
 for i = 0, n - 1 do
   local o = 3 + i * stride
   local tc
   if stride == 8 then tc = ARGV[o + 7] end
-  local status, jobId, laned = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
-    tonumber(ARGV[o + 4]), tonumber(ARGV[o + 5]), ARGV[o + 6] == '1', now,
+  local status, jobId, laneKey = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
+    delays[i], maxes[i], ARGV[o + 6] == '1', now,
     KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], tc, deferJoin)
   out[#out + 1] = status
   out[#out + 1] = jobId
   if status == 'ok' then
     admitted = admitted + 1
-    if laned then
+    if laneKey then
       local g = ARGV[o + 1]
-      if not added[g] then
-        added[g] = 0
+      local before = added[g]
+      if not before then
+        before = 0
         groups[#groups + 1] = g
+        laneKeys[#groups] = laneKey
       end
-      added[g] = added[g] + 1
+      added[g] = before + 1
     end
   end
 end
--- NOTE: the index and the counter once per lane and once per call, not once per job. The index's
--- reply is the lane's depth now: a lane that was empty before this call needs to join the ring;
+-- NOTE: the index and the counter once per lane and once per call, not once per job. The lane is
+-- counted (ZCARD) and its depth written to the index as it is (ZADD: cheaper than a ZINCRBY, whose
+-- reply Redis formats as a double). A lane that was empty before this call needs to join the ring;
 -- one that had work is on it already, or kept off it by its pause, ceiling or rate, which more work
 -- does not change, so it only gets its wake tokens.
 for i = 1, #groups do
   local g, more = groups[i], added[groups[i]]
-  local depth = tonumber(rcall('ZINCRBY', KEYS[9], string.format('%d', more), g))
-  if deferJoin then
-    ringJoin(base, g, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], true, depth > more and 'on' or nil, more)
+  local depth = rcall('ZCARD', laneKeys[i])
+  rcall('ZADD', KEYS[9], numText(depth), g)
+  if not deferJoin then
+    -- NOTE: compat mode joined each job's lane as it was admitted.
+  elseif depth == more then
+    ringJoin(base, g, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], true, nil, more)
+  elseif wakeRoom ~= 0 then
+    -- NOTE: with the wake list full (wakeRoom 0, see pushWake) a lane that had work needs nothing.
+    ringJoin(base, g, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], true, 'on', more)
   end
 end
 if admitted > 0 then rcall('HINCRBY', KEYS[10], 'submitted', string.format('%d', admitted)) end

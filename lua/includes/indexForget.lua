@@ -3,12 +3,13 @@
   indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey)
   The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored
   by its pending depth. Called when a lane's active count has just reached 0: a lane that has no
-  pending job left and no setting (pause, ceiling, weight, rate) then leaves the index. Costs one ZSCORE
-  while the lane still has work, a few reads when it goes idle.
+  pending job left and no setting (pause, ceiling, weight, rate) then leaves the index. Costs one ZCARD
+  while the lane still has work, a few reads when it goes idle. `indexKey` is emq:{q}:lanes.
 ]]
 local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey)
-  local depth = tonumber(rcall('ZSCORE', indexKey, group))
-  if not depth or depth > 0 then return end
+  -- NOTE: the lane counted (ZCARD of emq:{q}:g:<group>:pending, the index key's prefix + the lane's
+  -- name) rather than its index score read: a ZSCORE reply is a double, which Redis formats slowly.
+  if rcall('ZCARD', string.sub(indexKey, 1, -6) .. 'g:' .. group .. ':pending') > 0 then return end
   if (anyPaused and rcall('SISMEMBER', pausedKey, group) == 1)
      or (anyLimit and rcall('HEXISTS', glimitKey, group) == 1)
      or (anyWeightOrRate and (rcall('HEXISTS', weightKey, group) == 1 or rcall('HEXISTS', grateKey, group) == 1)) then

@@ -7,7 +7,8 @@
 local wakeRoom
 local function pushWake(wakeKey, tokens)
   if wakeRoom == nil then wakeRoom = 16 - rcall('LLEN', wakeKey) end
-  local n = math.min(tokens or 1, wakeRoom)
+  local n = tokens or 1
+  if n > wakeRoom then n = wakeRoom end
   if n > 0 then
     local ones = {}
     for i = 1, n do ones[i] = '1' end

@@ -1,6 +1,6 @@
 --- @include "nowMs"
 --- @include "indexForget"
---- @include "compatMode"
+--- @include "numText"
 --[[
   serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x)
   Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
@@ -8,19 +8,16 @@
   token) and state active in one HSET, the lease queued for the active set (flushLeases writes them,
   one ZADD per script), the lane's active count raised. When the lane is then empty or at its
   ceiling it leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
-  The lane index (x.lanes) loses what was popped, in one ZINCRBY, whose reply is the depth left: a
-  claim reads no ZCARD. Only when that says the lane is empty is the lane itself counted before it
-  leaves the ring, so an index out of step with the lane never strands work, and is set right; in
-  compat mode, where another writer changes lanes without the index, the lane is always counted. `x` names the keys: lanes, dead, stats, and for indexForget
-  paused, glimit, gweight, grate. `active` is the lane's active count when it has a ceiling, else 0.
+  The lane index (x.lanes) is set to the depth left (ZCARD, then ZADD). `x` names the keys: lanes,
+  dead, stats, and for indexForget paused, glimit, gweight, grate. `active` is the lane's active count when it has a ceiling, else 0.
   Appends id, group, attempt, payload, submitted_at ('0': the id's mint time), last_error per job to `out` (last_error as
   the pair { last_error, tc } when the row holds a trace context `tc`); returns the count
   and whether the lane left the ring. A lane entry whose row is gone (another writer deleted it)
   is not served and not dropped: its id goes to the dead set (x.dead), where dead() shows it,
   and the `dead` total (x.stats) counts it; a lane that this leaves with neither pending nor active
   jobs goes through indexForget, as an ack's would.
-  Numbers go to redis.call() as strings (counts as %d, the lease as Redis prints it, %.17g, once
-  per script rather than once per job): Redis 7.0 formats every number argument anew.
+  Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
+  %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
 local serveLeaseAt, serveLeaseText
 local serveLeases = {}
@@ -41,7 +38,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
   end
   local laneKey = base .. 'g:' .. group .. ':pending'
-  local popped = rcall('ZPOPMIN', laneKey, string.format('%d', want))
+  local popped = rcall('ZPOPMIN', laneKey, numText(want))
   local taken = #popped / 2
   local served = 0
   for i = 1, #popped, 2 do
@@ -55,7 +52,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
       local attempt = (tonumber(row[2]) or 0) + 1
-      rcall('HSET', jobKey, 'state', 'active', 'attempts', string.format('%d', attempt))
+      rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
       serveLeases[#serveLeases + 1] = serveLeaseText
       serveLeases[#serveLeases + 1] = id
       out[#out + 1] = id
@@ -75,22 +72,15 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       rcall('HINCRBY', x.stats, 'dead', '1')
     end
   end
-  if served > 0 then rcall('HINCRBY', gactiveKey, group, string.format('%d', served)) end
-  local left = 0
-  if taken > 0 then left = tonumber(rcall('ZINCRBY', x.lanes, string.format('%d', -taken), group)) end
-  -- NOTE: in compat mode the other writer changes lanes without the index, and both writers keep
-  -- an empty lane off the ring (ringJoin relies on it there), so the lane is always counted.
-  if left <= 0 or compatMode() then
-    local counted = rcall('ZCARD', laneKey)
-    if counted ~= left or taken == 0 then
-      -- NOTE: the index was out of step with the lane (only another writer makes it so): set it right.
-      if counted > 0 then
-        rcall('ZADD', x.lanes, string.format('%d', counted), group)
-      else
-        rcall('ZADD', x.lanes, 'XX', '0', group)
-      end
-    end
-    left = counted
+  if served > 0 then rcall('HINCRBY', gactiveKey, group, numText(served)) end
+  -- NOTE: the depth left is counted (ZCARD) and written to the index as it is (ZADD): cheaper
+  -- than a ZINCRBY, whose reply Redis formats as a double, and right even where another writer
+  -- changed the lane without the index (compat mode).
+  local left = rcall('ZCARD', laneKey)
+  if taken > 0 then
+    rcall('ZADD', x.lanes, numText(left), group)
+  else
+    rcall('ZADD', x.lanes, 'XX', '0', group)
   end
   if left == 0 and served == 0 then
     -- NOTE: rare (rowless entries, or a lane found empty): `active` is only known under a ceiling.
