@@ -2,7 +2,7 @@
 --[[
   laneState(group, pausedKey, glimitKey, gactiveKey) -> active, limit (nil when none), paused
   Reads what decides whether a lane on the ring may be served. Its depth is not read: ZPOPMIN takes
-  what there is and serveLane learns what is left from the lane index. The active count only
+  what there is, and serveLane counts what is left. The active count only
   matters under a ceiling, so it is read only when the lane has one (0 otherwise); neither the
   ceiling nor the pause flag is read when the script learnt that the queue has none (learnSettings).
 ]]

@@ -1,8 +1,9 @@
 --[[
   pushWake(wakeKey, tokens) -> pushes `tokens` (default 1) tokens onto the wake list, which idle
-  consumers block on, in one LPUSH, but never more than the list has room for below 16 (a bound: one token wakes one blocked consumer, and a woken consumer that
-  finds work claims for the others too). The list's room is read once per script and counted
-  down after: nothing else runs meanwhile.
+  consumers block on, in one LPUSH, but never so many that it holds more than 16 (a bound: one
+  token wakes one blocked consumer, and a woken consumer that finds work claims for the others
+  too). The list's room is read once per script and counted down after: nothing else runs
+  meanwhile.
 ]]
 local wakeRoom
 local function pushWake(wakeKey, tokens)
