@@ -36,7 +36,7 @@ describe('a consumer on a queue the EchoMQ reference writes too (compat mode)', 
 
       await foreign.pauseQueue(QUEUE);
       await lanes.submit(QUEUE, 'g0', { late: true });
-      // The submit's wake token wakes the consumer, which claims, is served nothing and blocks again.
+      // A submit to a paused queue pushes no wake token: the consumer stays blocked.
       await until(async () => (await client.llen(lanes.keysOf(QUEUE).wake)) === 0
         && Number(/blocked_clients:(\d+)/.exec(await client.info('clients'))?.[1] ?? 0) >= 1, 5_000, 'the consumer to claim and block again');
       expect(handled).toHaveLength(20);

@@ -39,6 +39,21 @@ describe('queue-wide pause (pauseQueue / resumeQueue)', () => {
     expect((await lanes.claimMany(q, 5)).jobs.map((j) => j.group)).toEqual(['a', 'b']);
   });
 
+  it('wakes nobody while paused (a submit, a delayed submit), and wakes a consumer on resume', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.pauseQueue(q);
+    await client.del(k.wake);
+    await lanes.submit(q, 'a', { i: 1 });
+    await lanes.submitMany(q, [{ group: 'b', payload: 2 }, { group: 'a', payload: 3 }]);
+    await lanes.submit(q, 'c', { i: 4 }, { delayMs: 60_000 });
+    expect(await client.llen(k.wake)).toBe(0);
+    await lanes.resumeQueue(q);
+    expect(await client.llen(k.wake)).toBe(1);
+    await lanes.submit(q, 'd', { i: 5 });
+    expect(await client.llen(k.wake)).toBe(2);
+  });
+
   it("the reference's pause holds for our claims, and ours for the reference's", async () => {
     const q = queues.queue();
     await lanes.submit(q, 'a', { i: 1 });
