@@ -240,7 +240,7 @@ export class LanesService implements OnModuleInit {
     return this.steering.pauseQueue(queue);
   }
 
-  /** Restarts the claiming of a paused queue (whoever paused it) and wakes an idle consumer. */
+  /** Restarts the claiming of a paused queue (whoever paused it) and wakes idle consumers, one per lane on the ring (up to 16). */
   resumeQueue(queue: string): Promise<void> {
     return this.steering.resumeQueue(queue);
   }

@@ -186,7 +186,7 @@ export class LaneScripts {
 
   /** Lifts the queue-wide pause and wakes a consumer; true when it was paused. */
   async resumeQueue(k: LaneKeys): Promise<boolean> {
-    return (await this.run('resumeQueue', k.queue, 'resumeQueue', [k.meta, k.wake], [])) === 1;
+    return (await this.run('resumeQueue', k.queue, 'resumeQueue', [k.meta, k.wake, k.ring], [])) === 1;
   }
 
   /**

@@ -34,12 +34,12 @@ describe('queue-wide pause (pauseQueue / resumeQueue)', () => {
 
     await client.del(k.wake);
     await lanes.resumeQueue(q);
-    expect(await client.llen(k.wake)).toBe(1);
+    expect(await client.llen(k.wake)).toBe(2); // one per lane on the ring: a and b
     expect((await lanes.stats(q)).paused).toBe(false);
     expect((await lanes.claimMany(q, 5)).jobs.map((j) => j.group)).toEqual(['a', 'b']);
   });
 
-  it('wakes nobody while paused (a submit, a delayed submit), and wakes a consumer on resume', async () => {
+  it('wakes nobody while paused (a submit, a delayed submit), and on resume one consumer per lane on the ring', async () => {
     const q = queues.queue();
     const k = keysOf(q);
     await lanes.pauseQueue(q);
@@ -49,9 +49,14 @@ describe('queue-wide pause (pauseQueue / resumeQueue)', () => {
     await lanes.submit(q, 'c', { i: 4 }, { delayMs: 60_000 });
     expect(await client.llen(k.wake)).toBe(0);
     await lanes.resumeQueue(q);
-    expect(await client.llen(k.wake)).toBe(1);
+    expect(await client.llen(k.wake)).toBe(2); // one per lane on the ring: a and b
     await lanes.submit(q, 'd', { i: 5 });
-    expect(await client.llen(k.wake)).toBe(2);
+    expect(await client.llen(k.wake)).toBe(3);
+    // An empty ring still gets one token on resume: a claim promotes what fell due meanwhile.
+    const empty = queues.queue();
+    await lanes.pauseQueue(empty);
+    await lanes.resumeQueue(empty);
+    expect(await client.llen(keysOf(empty).wake)).toBe(1);
   });
 
   it("the reference's pause holds for our claims, and ours for the reference's", async () => {
