@@ -1,6 +1,6 @@
 import {
   BadRequestException, Body, CanActivate, Controller, Get, Header, HttpCode, Inject, MessageEvent,
-  NotFoundException, Param, Post, Query, Req, Res, Sse, StreamableFile, Type, UseGuards,
+  NotFoundException, OnModuleInit, Param, Post, Query, Req, Res, Sse, StreamableFile, Type, UseGuards,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { map, Observable } from 'rxjs';
@@ -15,6 +15,12 @@ import { DASHBOARD_ACTION_HEADER, ECHOMQ_DASHBOARD_OPTIONS, SNAPSHOT_POSITIONS }
 import { DeadRow, deadRow, LaneRow, QueueSnapshot, QueueSnapshotReader } from './queue-snapshot.reader';
 
 type Body = Record<string, unknown>;
+
+/** The little of a Fastify instance the page's second route needs (typed here: Fastify is not a dependency). */
+interface FastifyRoutes {
+  findRoute(route: { method: string; url: string }): unknown;
+  get(url: string, handler: (req: unknown, reply: unknown) => void): unknown;
+}
 
 /** Runs a LanesService call; its EchoMqError (bad input) becomes a 400 carrying its message. */
 async function checked<T>(call: () => Promise<T>): Promise<T> {
@@ -39,7 +45,7 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
   const reads = guard ? [guard] : [];
 
   @Controller(path)
-  class EchoMqDashboardController {
+  class EchoMqDashboardController implements OnModuleInit {
     constructor(
       @Inject(ECHOMQ_DASHBOARD_OPTIONS) private readonly options: ResolvedDashboardOptions,
       private readonly queues: DashboardQueues,
@@ -50,6 +56,20 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
       private readonly assets: DashboardAssets,
       private readonly adapterHost: HttpAdapterHost,
     ) {}
+
+    /**
+     * Nest strips the slash off `path/`, and Fastify, unlike Express, does not answer `path/` from a
+     * route at `path` (unless `ignoreTrailingSlash`), so the page the redirect points to would be a 404
+     * there: it is added at `path/` by hand. Runs after Nest's routes are added and before Fastify is
+     * ready. Only when Fastify serves the page at `path` (not under a global prefix) and not yet at `path/`.
+     */
+    onModuleInit(): void {
+      const http = this.adapterHost.httpAdapter;
+      if (http?.getType() !== 'fastify') return;
+      const fastify = http.getInstance<FastifyRoutes>();
+      if (!fastify.findRoute({ method: 'GET', url: path }) || fastify.findRoute({ method: 'GET', url: `${path}/` })) return;
+      fastify.get(`${path}/`, (req, reply) => this.page(req, reply));
+    }
 
     /** The page. Served at `path/` so that its files resolve relative to it; `path` redirects there. */
     @Get()

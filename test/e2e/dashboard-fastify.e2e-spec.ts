@@ -1,0 +1,150 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import { get as httpGet, IncomingMessage } from 'http';
+import request from 'supertest';
+import { EchoMqModule, LanesService } from '../../lib';
+import { DASHBOARD_ACTION_HEADER, EchoMqDashboardModule, EchoMqDashboardOptions } from '../../lib/dashboard';
+import { CapturingLogger, nestFixture } from '../support/nest';
+
+const TOKEN = 'fastify-test-token';
+
+/** Reads the token from the query, as the Express suite's guard does: Fastify parses the query too. */
+@Injectable()
+class TokenGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    return context.switchToHttp().getRequest<{ query: Record<string, unknown> }>().query.token === TOKEN;
+  }
+}
+
+/** The routes of dashboard-api.e2e-spec.ts on Fastify, whose one difference was `path/` (see the controller's onModuleInit). */
+describe('dashboard on Fastify', () => {
+  const fixture = nestFixture();
+
+  async function boot(options: EchoMqDashboardOptions, adapter = new FastifyAdapter()): Promise<{ app: NestFastifyApplication; lanes: LanesService }> {
+    const logger = new CapturingLogger();
+    const mod = await Test.createTestingModule({
+      imports: [EchoMqModule.forRoot({ connection: fixture.server.url, logger }), EchoMqDashboardModule.forRoot(options)],
+    }).compile();
+    const app = mod.createNestApplication<NestFastifyApplication>(adapter, { logger });
+    fixture.apps.push(app);
+    await app.init();
+    // Fastify finishes loading its plugins on `ready`; supertest's first request would race it otherwise.
+    await app.getHttpAdapter().getInstance().ready();
+    return { app, lanes: app.get(LanesService) };
+  }
+
+  it('serves the page with its headers, and its files by exact name only', async () => {
+    const { app } = await boot({ queues: ['shop'] });
+    const http = request(app.getHttpServer());
+    const redirect = await http.get('/echomq?token=abc');
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.location).toBe('/echomq/?token=abc');
+
+    const page = await http.get('/echomq/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    const csp = page.headers['content-security-policy'];
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    expect(csp).toContain("require-trusted-types-for 'script'");
+    expect(page.text).toContain('<script');
+
+    const js = await http.get('/echomq/assets/app.js');
+    expect(js.status).toBe(200);
+    expect(js.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(js.headers['x-content-type-options']).toBe('nosniff');
+    expect(js.text.length).toBeGreaterThan(0);
+    const css = await http.get('/echomq/assets/app.css');
+    expect(css.status).toBe(200);
+    expect(css.headers['content-type']).toMatch(/^text\/css/);
+    for (const bad of ['/echomq/assets/index.html', '/echomq/assets/..%2Fdashboard.controller.ts', '/echomq/assets/nope.js']) {
+      expect([bad, (await http.get(bad)).status]).toEqual([bad, 404]);
+    }
+  });
+
+  it('with ignoreTrailingSlash, Fastify\'s own route answers `path/` and the page adds none (no duplicate)', async () => {
+    const { app } = await boot({ queues: ['shop'] }, new FastifyAdapter({ routerOptions: { ignoreTrailingSlash: true } }));
+    const http = request(app.getHttpServer());
+    expect((await http.get('/echomq?token=abc')).headers.location).toBe('/echomq/?token=abc');
+    const page = await http.get('/echomq/');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+  });
+
+  it('answers the JSON API with real data and streams a first frame over SSE', async () => {
+    const { app, lanes } = await boot({ queues: ['shop'] });
+    for (let i = 0; i < 3; i++) await lanes.submit('shop', 'acme', { i });
+    await lanes.submit('shop', 'globex', { i: 0 });
+    const http = request(app.getHttpServer());
+    expect((await http.get('/echomq/api/config')).body).toEqual({ queues: ['shop'], readOnly: true, actionHeader: DASHBOARD_ACTION_HEADER });
+
+    const snap = await http.get('/echomq/api/snapshot?queue=shop');
+    expect(snap.status).toBe(200);
+    expect(snap.headers['cache-control']).toBe('no-store');
+    expect(snap.body).toMatchObject({ queue: 'shop', stats: { pending: 4 } });
+    expect(snap.body.lanes.map((l: { group: string; pending: number }) => [l.group, l.pending])).toEqual([['acme', 3], ['globex', 1]]);
+    expect((await http.get('/echomq/api/snapshot?queue=other')).status).toBe(404);
+
+    // SSE over a real socket: supertest would wait for the end of a stream that never ends.
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as { port: number };
+    let res: IncomingMessage | undefined;
+    const first = await new Promise<{ type: string; data: { queue: string; stats: { pending: number } } }>((resolve, reject) => {
+      httpGet({ host: '127.0.0.1', port, path: '/echomq/api/stream?queue=shop' }, (r) => {
+        res = r;
+        if (!/^text\/event-stream/.test(String(r.headers['content-type']))) reject(new Error(`content-type ${r.headers['content-type']}`));
+        let buf = '';
+        r.setEncoding('utf8');
+        r.on('data', (chunk: string) => {
+          buf += chunk;
+          const end = buf.indexOf('\n\n');
+          if (end < 0) return;
+          const lines = buf.slice(0, end).split('\n');
+          const type = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? '';
+          const data = lines.find((l) => l.startsWith('data: '))?.slice(6) ?? 'null';
+          resolve({ type, data: JSON.parse(data) });
+        });
+      }).on('error', reject);
+    });
+    res?.destroy();
+    expect(first.type).toBe('frame');
+    expect(first.data).toMatchObject({ queue: 'shop', stats: { pending: 4 } });
+  });
+
+  it('read-only (the default): a change is refused with 403 and changes nothing', async () => {
+    const { app, lanes } = await boot({ queues: ['shop'] });
+    await lanes.submit('shop', 'acme', { n: 1 });
+    const before = await lanes.lane('shop', 'acme');
+    const res = await request(app.getHttpServer())
+      .post('/echomq/api/pause').set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', group: 'acme', forMs: 60_000, reason: 'r' });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toMatch(/read-only/);
+    expect(await lanes.lane('shop', 'acme')).toEqual(before);
+  });
+
+  it('writable: a change needs both the action header and the guard', async () => {
+    const { app, lanes } = await boot({ queues: ['shop'], readOnly: false, guard: TokenGuard });
+    await lanes.submit('shop', 'acme', { n: 1 });
+    const http = request(app.getHttpServer());
+    const noHeader = await http.post(`/echomq/api/pause?token=${TOKEN}`).send({ queue: 'shop', group: 'acme', reason: 'r' });
+    expect(noHeader.status).toBe(403);
+    expect(noHeader.body.message).toContain(DASHBOARD_ACTION_HEADER);
+    const noToken = await http.post('/echomq/api/pause').set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', group: 'acme', reason: 'r' });
+    expect(noToken.status).toBe(403);
+    expect((await lanes.lane('shop', 'acme')).paused).toBe(false);
+
+    const ok = await http.post(`/echomq/api/pause?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', group: 'acme', reason: 'r' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ group: 'acme', paused: true, pending: 1 });
+    expect((await lanes.lane('shop', 'acme')).paused).toBe(true);
+
+    // Bad input: the engine's message as a 400, from Fastify's JSON body as from Express's.
+    const bad = await http.post(`/echomq/api/weight?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', group: 'acme', weight: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: 'INVALID_ARGUMENT', argument: 'weight' });
+    expect((await lanes.lane('shop', 'acme')).weight).toBe(1);
+    expect((await http.get('/echomq/api/config')).status).toBe(403);
+  });
+});
