@@ -1,9 +1,8 @@
 import type { Cluster, Redis } from 'ioredis';
-import { mintTimeOf } from '../ids/job-id';
 import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
+import { jobFields, toClaim, toJob } from './claim-replies';
 import { JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
 import { LaneKeys } from '../redis/lane-keys';
-import { setJobTraceContext } from '../tracing/job-trace-context';
 import { fromServerError } from '../redis/server-errors';
 import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
@@ -358,56 +357,4 @@ export class LaneScripts {
     }
     return out;
   }
-}
-
-/**
- * The last_error of a reply and the job's stored trace context: a job submitted with a trace
- * context comes back with the pair { last_error, tc } in that place.
- */
-function lastErrorOf(r: Reply[], at: number): { lastError: string; tc?: string } {
-  const sixth = r[at + 5];
-  if (Array.isArray(sixth)) return { lastError: sixth[0] as string, tc: String(sixth[1]) };
-  return { lastError: sixth as string };
-}
-
-/** A job of a reply (id, group, attempt, payload, submitted_at, last_error from `at`) but its payload. */
-function jobFields(queue: string, r: Reply[], at: number, leaseUntil: number): Omit<LaneJob, 'payload'> {
-  const { lastError } = lastErrorOf(r, at);
-  const job: Omit<LaneJob, 'payload'> = {
-    id: r[at] as string,
-    queue,
-    group: r[at + 1] as string,
-    attempt: Number(r[at + 2]),
-    leaseUntil,
-    submittedAt: Number(r[at + 4]) || mintTimeOf(r[at] as string),
-  };
-  if (lastError) job.lastError = lastError;
-  return job;
-}
-
-/** A job of a reply; undefined when its payload is not JSON. */
-function toJob(queue: string, r: Reply[], at: number, leaseUntil: number): LaneJob | undefined {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(r[at + 3] as string);
-  } catch {
-    return undefined;
-  }
-  const job = jobFields(queue, r, at, leaseUntil) as LaneJob;
-  job.payload = payload;
-  const { tc } = lastErrorOf(r, at);
-  if (tc !== undefined) setJobTraceContext(job, tc);
-  return job;
-}
-
-function toClaim(queue: string, reply: Reply[]): { jobs: LaneJob[]; bad: { id: string; token: number }[]; dueInMs: number } {
-  const leaseUntil = Number(reply[0]);
-  const jobs: LaneJob[] = [];
-  const bad: { id: string; token: number }[] = [];
-  for (let i = 2; i < reply.length; i += 6) {
-    const job = toJob(queue, reply, i, leaseUntil);
-    if (job) jobs.push(job);
-    else bad.push({ id: reply[i] as string, token: Number(reply[i + 2]) });
-  }
-  return { jobs, bad, dueInMs: Number(reply[1]) };
 }
