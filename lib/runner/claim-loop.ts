@@ -5,6 +5,7 @@ import type { LanesService } from '../lanes.service';
 import type { RedisClient } from '../scripts/lane-scripts';
 import { encodePayload } from '../validation/validate';
 import type { JobObservers } from './job-observers';
+import { AckBatch } from './ack-batch';
 import { JobPipeline } from './job-pipeline';
 
 /** @internal What a claim loop needs besides its consumer. */
@@ -42,7 +43,7 @@ export class ClaimLoop {
   private readonly waiting: Held[] = [];
   /** Acks and fails on their way to the server, awaited at stop. */
   private readonly settling = new Set<Promise<void>>();
-  private readonly acks: { job: LaneJob; result: unknown; resolve: (ok: boolean) => void; reject: (err: unknown) => void }[] = [];
+  private readonly acks: AckBatch;
   private readonly abort = new AbortController();
   private slotWaiter?: () => void;
   /** Claims sent and not back yet, and the slots they asked for. */
@@ -74,6 +75,7 @@ export class ClaimLoop {
     this.wakeKey = deps.lanes.keysOf(consumer.queue).wake;
     this.reapEveryMs = Math.min(deps.options.idleBlockMs, this.leaseMs);
     this.pipeline = new JobPipeline(consumer, this.leaseMs, deps.logger, deps.observers);
+    this.acks = new AckBatch(deps.lanes, consumer.queue, consumer.keepCompletedMs);
   }
 
   /** Jobs whose handlers are running now. */
@@ -259,7 +261,7 @@ export class ClaimLoop {
       // NOTE: the result is what the pipeline yields (the handler behind its interceptors): that is
       // what is kept and what the completed event reports.
       const result = await this.pipeline.run(job);
-      settle = this.ack(job, this.keepableResult(job, result)).then(
+      settle = this.acks.ack(job, this.keepableResult(job, result)).then(
         (ok) => {
           if (ok) this.pipeline.completed(job, result);
           else this.pipeline.lost(job);
@@ -307,27 +309,6 @@ export class ClaimLoop {
     } catch (err) {
       this.deps.logger.warn(`${this.consumer.name}: the result of job ${job.id} is not kept: ${(err as Error).message}`);
       return undefined;
-    }
-  }
-
-  /** Queues an ack; the acks of one turn of the event loop go to the server in one script call. */
-  private ack(job: LaneJob, result: unknown): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.acks.push({ job, result, resolve, reject });
-      if (this.acks.length === 1) setImmediate(() => void this.flushAcks());
-    });
-  }
-
-  private async flushAcks(): Promise<void> {
-    const batch = this.acks.splice(0);
-    if (batch.length === 0) return;
-    try {
-      const results = await this.deps.lanes.completeMany(
-        this.consumer.queue, batch.map((a) => ({ jobId: a.job.id, token: a.job.attempt, result: a.result })),
-        { keepCompletedMs: this.consumer.keepCompletedMs });
-      batch.forEach((a, i) => a.resolve(results[i]));
-    } catch (err) {
-      for (const a of batch) a.reject(err);
     }
   }
 
