@@ -10,6 +10,11 @@ local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, gra
   -- NOTE: the lane counted (ZCARD of emq:{q}:g:<group>:pending, the index key's prefix + the lane's
   -- name) rather than its index score read: a ZSCORE reply is a double, which Redis formats slowly.
   if rcall('ZCARD', string.sub(indexKey, 1, -6) .. 'g:' .. group .. ':pending') > 0 then return end
+  -- NOTE: a script that learnt nothing (one job) asks once whether the queue has any setting at all,
+  -- rather than whether this lane has each of the four.
+  if anyPaused and anyLimit and anyWeightOrRate and rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey) == 0 then
+    anyPaused, anyLimit, anyWeightOrRate = false, false, false
+  end
   if (anyPaused and rcall('SISMEMBER', pausedKey, group) == 1)
      or (anyLimit and rcall('HEXISTS', glimitKey, group) == 1)
      or (anyWeightOrRate and (rcall('HEXISTS', weightKey, group) == 1 or rcall('HEXISTS', grateKey, group) == 1)) then
