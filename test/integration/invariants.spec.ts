@@ -5,18 +5,7 @@ import { engineFixture, keysOf, serverTimeMs, waitPastServerTime } from '../supp
 import { mintJobId } from '../../lib/ids/job-id';
 import type { LanesService } from '../../lib/lanes.service';
 import { ForeignWriter } from '../support/foreign-writer';
-
-/** mulberry32: a small seeded PRNG, so a failing run can be replayed with its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from '../support/seeded';
 
 const SEED = Number(process.env.ECHOMQ_SEED ?? 20240101);
 const CLIENTS = 4;
@@ -533,7 +522,7 @@ describe('invariants under a seeded random run', () => {
     };
 
     try {
-      const rnds = services.map((_, i) => prng(SEED * 31 + i));
+      const rnds = services.map((_, i) => seeded(SEED * 31 + i));
       const helds: Held[][] = services.map(() => []);
       const step = async (c: number): Promise<string> => {
         const [name, op] = pick(rnds[c]);

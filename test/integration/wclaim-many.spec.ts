@@ -4,18 +4,7 @@ import { snapshot } from '../support/lanes';
 import { mintJobId } from '../../lib/ids/job-id';
 import type { LaneJob, SubmitItem } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
-
-/** A small seeded generator (mulberry32), so a failing case can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from '../support/seeded';
 
 /** What a served job says, without its clock readings (two queues are built and served a few ms apart). */
 const seen = (j: LaneJob) => ({ id: j.id, group: j.group, attempt: j.attempt, payload: j.payload, lastError: j.lastError });
