@@ -91,8 +91,8 @@ for i = 1, #groups do
     -- NOTE: compat mode joined each job's lane as it was admitted.
   elseif depth == more then
     ringJoin(base, g, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], true, nil, more)
-  elseif wakeRoom ~= 0 then
-    -- NOTE: with the wake list full (wakeRoom 0, see pushWake) a lane that had work needs nothing.
+  elseif not wakeListFull() then
+    -- NOTE: with no wake token left to push, a lane that had work needs nothing.
     ringJoin(base, g, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], true, 'on', more)
   end
 end

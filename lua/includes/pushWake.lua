@@ -26,3 +26,11 @@ local function pushWake(wakeKey, tokens)
     wakeRoom = wakeRoom - n
   end
 end
+
+--[[
+  wakeListFull() -> true once this script has learnt that pushWake can push nothing more (the list
+  holds 16, or the queue is paused), so a caller can skip work done only for the wake.
+]]
+local function wakeListFull()
+  return wakeRoom == 0
+end
