@@ -358,6 +358,15 @@ describe('invariants under a seeded random run', () => {
     const foreign = new ForeignWriter(client);
     const group = (rnd: () => number) => GROUPS[Math.floor(rnd() * rnd() * GROUPS.length)]; // skewed: low lanes are hot
     const int = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+    // NOTE: the batch scripts take another path while the queue has no ceiling at all (they write the
+    // lanes' active counts once per call), so some stretches of the run have none: the ceiling ops
+    // then draw their numbers as usual and set nothing.
+    let ceilings = true;
+    const withoutCeilings = async () => {
+      ceilings = false;
+      for (const g of GROUPS) await services[0].limit(q, g, null);
+      expect(await client.exists(keysOf(q).limit)).toBe(0);
+    };
     const takeHeld = (rnd: () => number, held: Held[]): Held | undefined =>
       held.length ? held.splice(Math.floor(rnd() * held.length), 1)[0] : undefined;
     const keep = (held: Held[], jobs: { id: string; attempt: number }[]) => jobs.forEach((j) => held.push({ id: j.id, attempt: j.attempt }));
@@ -464,7 +473,10 @@ describe('invariants under a seeded random run', () => {
       }],
       [4, 'reap', async (l) => void (await l.reap(q))],
       [3, 'weight', async (l, rnd) => l.weight(q, group(rnd), int(rnd, 1, 4))],
-      [4, 'limit', async (l, rnd) => l.limit(q, group(rnd), rnd() < 0.4 ? null : int(rnd, 1, 4))],
+      [4, 'limit', async (l, rnd) => {
+        const [g, max] = [group(rnd), rnd() < 0.4 ? null : int(rnd, 1, 4)];
+        if (ceilings) await l.limit(q, g, max);
+      }],
       [3, 'pause', async (l, rnd) => l.pause(q, group(rnd))],
       [3, 'timedPause', async (l, rnd) => l.pause(q, group(rnd), { forMs: int(rnd, 1, 40), reason: rnd() < 0.5 ? 'why' : undefined })],
       [3, 'rate', async (l, rnd) => l.rate(q, group(rnd), rnd() < 0.3 ? null : { max: int(rnd, 1, 5), perMs: int(rnd, 5, 60) })],
@@ -504,7 +516,10 @@ describe('invariants under a seeded random run', () => {
       }],
       [2, 'foreign pause', async (_l, rnd) => foreign.pause(q, group(rnd))],
       [2, 'foreign resume', async (_l, rnd) => foreign.resume(q, group(rnd))],
-      [2, 'foreign limit', async (_l, rnd) => foreign.limit(q, group(rnd), int(rnd, 1, 4))],
+      [2, 'foreign limit', async (_l, rnd) => {
+        const [g, max] = [group(rnd), int(rnd, 1, 4)];
+        if (ceilings) await foreign.limit(q, g, max);
+      }],
       [1, 'foreign pauseQueue', async () => foreign.pauseQueue(q)],
       [1, 'resumeQueue', async (l) => l.resumeQueue(q)],
       [1, 'pauseQueue', async (l) => l.pauseQueue(q)],
@@ -530,8 +545,11 @@ describe('invariants under a seeded random run', () => {
         await op(services[c], rnds[c], helds[c]);
         return name;
       };
-      // Four clients at once; every invariant checked whenever they pause.
+      // Four clients at once; every invariant checked whenever they pause. Rounds 2 and 4 run
+      // without ceilings.
       for (let round = 1; round <= ROUNDS; round++) {
+        if (round % 2 === 0) await withoutCeilings();
+        else ceilings = true;
         await Promise.all(services.map(async (_, c) => {
           for (let n = 0; n < OPS_PER_CLIENT_PER_ROUND; n++) await step(c);
         }));
@@ -539,7 +557,10 @@ describe('invariants under a seeded random run', () => {
       }
       // One client at a time, the ring checked after every single operation, so that a transition
       // that leaves the ring wrong is caught before a later one happens to repair it.
+      // The first third of it without ceilings.
+      await withoutCeilings();
       for (let n = 0; n < SEQUENTIAL_OPS; n++) {
+        if (n === SEQUENTIAL_OPS / 3) ceilings = true;
         const name = await step(n % CLIENTS);
         await checkRing(q, `sequential op ${n} (${name})`, compat);
       }
