@@ -11,8 +11,9 @@
 // The optional argument is another copy of the package (a folder with dist/ and lua/, e.g. a
 // checkout of an older commit, built) to compare with; by default the working tree's dist/.
 // Phases, per job: submitMany over 1,000 lanes; claimMany(25); complete one per script;
-// claim one per script; completeMany over 25 jobs per script;
-// BullMQ's addBulk and its Worker's drain (concurrency 50, removeOnComplete).
+// claim one per script; completeMany over 25 jobs per script; the contract's floor (contract-floor.js:
+// only what the keyspace makes every job do); BullMQ's addBulk and its Worker's drain (concurrency 50,
+// removeOnComplete). Then the whole life of each, and its ratio to BullMQ's.
 const { spawn, execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
@@ -24,6 +25,7 @@ const { LanesService } = require(path.join(root, 'dist'));
 const { resolveEchoMqOptions } = require(path.join(root, 'dist', 'echomq.options'));
 const { loadScripts } = require(path.join(root, 'dist', 'scripts', 'lua-loader'));
 const { freePort } = require('../lib/server');
+const { contractFloor } = require('./contract-floor');
 
 const N = 4000;
 const quiet = { log() {}, warn() {}, error() {} };
@@ -54,10 +56,12 @@ async function main() {
       fs.unlinkSync(file);
       return Number((/^totals:\s+(\d+)/m.exec(text) || /^summary:\s+(\d+)/m.exec(text))[1]);
     };
+    const perJob = {};
     const phase = async (label, jobs, fn) => {
       execFileSync('callgrind_control', ['-z', pid], { stdio: 'ignore' });
       await fn();
       const ir = dump();
+      perJob[label] = ir / jobs;
       console.log(`${label.padEnd(44)} ${(ir / jobs / 1000).toFixed(1).padStart(7)} k instructions/job`);
     };
 
@@ -105,6 +109,7 @@ async function main() {
         if (r.some((ok) => !ok)) throw new Error('completeMany refused an ack');
       }
     });
+    await contractFloor(client, phase, N, payload);
     await client.quit();
 
     await c.flushdb();
@@ -132,6 +137,16 @@ async function main() {
     });
     await queue.close();
     await c.quit();
+    const life = (...labels) => labels.reduce((sum, l) => sum + perJob[l], 0);
+    const bull = life('BullMQ addBulk', 'BullMQ Worker drain (concurrency 50)');
+    const lives = [
+      ['EchoMQ whole life (the three batch phases)', life('EchoMQ submitMany, 1,000 lanes', 'EchoMQ claimMany(25)', 'EchoMQ completeMany, 25 jobs per script')],
+      ['Contract floor whole life', life(...Object.keys(perJob).filter((l) => l.startsWith('Contract floor')))],
+      ['BullMQ whole life', bull],
+    ];
+    for (const [label, ir] of lives) {
+      console.log(`${label.padEnd(44)} ${(ir / 1000).toFixed(1).padStart(7)} k instructions/job  ${(ir / bull).toFixed(2)}× BullMQ`);
+    }
   } finally {
     child.kill('SIGKILL');
     await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
