@@ -358,9 +358,9 @@ describe('invariants under a seeded random run', () => {
     const foreign = new ForeignWriter(client);
     const group = (rnd: () => number) => GROUPS[Math.floor(rnd() * rnd() * GROUPS.length)]; // skewed: low lanes are hot
     const int = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
-    // NOTE: the batch scripts take another path while the queue has no ceiling at all (they write the
-    // lanes' active counts once per call), so some stretches of the run have none: the ceiling ops
-    // then draw their numbers as usual and set nothing.
+    // NOTE: while the queue has no ceiling at all, the batch scripts learn so once per call and skip
+    // every per-lane ceiling read (learnSettings), so some stretches of the run have none: the
+    // ceiling ops then draw their numbers as usual and set nothing.
     let ceilings = true;
     const withoutCeilings = async () => {
       ceilings = false;
