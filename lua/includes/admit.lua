@@ -32,11 +32,16 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   end
   local state = 'pending'
   if delayMs > 0 then state = 'scheduled' end
-  -- NOTE: only what cannot be derived, to keep the row a small listpack: the submit time is in the
-  -- id (its mint time). last_error stays (empty) because the contract's row has it. Optional fields
-  -- only when set, all in one HSET.
-  if (tc and tc ~= '') or maxAttempts > 0 or dedup ~= '' then
+  -- NOTE: only what cannot be derived, to keep the row a small listpack: the submit time of an id the
+  -- library minted is in the id (its mint time). An id the caller gave may have been minted long
+  -- before, so its submit time is kept (`at`, server clock). last_error stays (empty) because the
+  -- contract's row has it. Optional fields only when set, all in one HSET.
+  if (tc and tc ~= '') or maxAttempts > 0 or dedup ~= '' or own then
     local fields = { 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '' }
+    if own then
+      fields[#fields + 1] = 'at'
+      fields[#fields + 1] = string.format('%d', now)
+    end
     if tc and tc ~= '' then
       fields[#fields + 1] = 'tc'
       fields[#fields + 1] = tc

@@ -10,7 +10,7 @@
   ceiling it leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
   The lane index (x.lanes) is set to the depth left (ZCARD, then ZADD). `x` names the keys: lanes,
   dead, stats, and for indexForget paused, glimit, gweight, grate. `active` is the lane's active count when it has a ceiling, else 0.
-  Appends id, group, attempt, payload, submitted_at ('0': the id's mint time), last_error per job to `out` (last_error as
+  Appends id, group, attempt, payload, submitted_at (the row's `at`, or '0': the id's mint time), last_error per job to `out` (last_error as
   the pair { last_error, tc } when the row holds a trace context `tc`); returns the count
   and whether the lane left the ring. A lane entry whose row is gone (another writer deleted it)
   is not served and not dropped: its id goes to the dead set (x.dead), where dead() shows it,
@@ -44,10 +44,9 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   for i = 1, #popped, 2 do
     local id = popped[i]
     local jobKey = base .. 'job:' .. id
-    -- NOTE: no `at` (rows before 0.2 had one): the submit time is the id's mint time, which the
-    -- reply leaves the client to read from the id (submitted_at '0'); a field not in the row costs
-    -- HMGET a scan of the whole row.
-    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc')
+    -- NOTE: `at` is only in the rows of caller-given ids (and rows before 0.2); without it the submit
+    -- time is the id's mint time, which the reply leaves the client to read (submitted_at '0').
+    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc', 'at')
     if row[1] then
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
@@ -59,7 +58,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       out[#out + 1] = group
       out[#out + 1] = attempt
       out[#out + 1] = row[1]
-      out[#out + 1] = '0'
+      out[#out + 1] = row[5] or '0'
       if row[4] then
         out[#out + 1] = { row[3] or '', row[4] }
       else

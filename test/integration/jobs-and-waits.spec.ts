@@ -46,6 +46,32 @@ describe('job(), keepCompletedMs and results, waitFor', () => {
     expect(await lanes.job(q, mintJobId())).toBeNull();
   });
 
+  it('submittedAt is the submit time, also for a jobId the caller minted long before', async () => {
+    const q = queues.queue();
+    const early = mintJobId();
+    const late = mintJobId();
+    await new Promise((r) => setTimeout(r, 400));
+    const serverMs = async () => {
+      const [s, us] = (await client.time()) as unknown as [string, string];
+      return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+    };
+    const before = await serverMs();
+    await lanes.submit(q, 'a', { n: 1 }, { jobId: early });
+    await lanes.submitMany(q, [{ group: 'b', payload: { n: 2 }, opts: { jobId: late } }]);
+    const minted = await lanes.submit(q, 'c', { n: 3 });
+    const after = await serverMs();
+    for (const id of [early, late, minted]) {
+      const seen = await lanes.job(q, id);
+      expect([id, seen!.submittedAt >= before - 5 && seen!.submittedAt <= after + 5]).toEqual([id, true]);
+    }
+    // The claim paths read it from the row too (claimMany and wclaim serve through the same code).
+    const { jobs } = await lanes.claimMany(q, 3);
+    expect(jobs.map((j) => j.id).sort()).toEqual([early, late, minted].sort());
+    for (const j of jobs) expect([j.id, j.submittedAt]).toEqual([j.id, (await lanes.job(q, j.id))!.submittedAt]);
+    // Only a caller-given id's row carries `at`: a minted id's submit time is its mint time.
+    expect(await client.hexists(keysOf(q).job(minted), 'at')).toBe(0);
+  });
+
   it('a kept completion answers a submit with the same jobId or dedupKey with its id, and expires with its dedup key', async () => {
     const q = queues.queue();
     const shortKeep = lanesOn(client, { keepCompletedMs: 150 });
