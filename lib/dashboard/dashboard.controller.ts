@@ -61,7 +61,8 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
      * Nest strips the slash off `path/`, and Fastify, unlike Express, does not answer `path/` from a
      * route at `path` (unless `ignoreTrailingSlash`), so the page the redirect points to would be a 404
      * there: it is added at `path/` by hand. Runs after Nest's routes are added and before Fastify is
-     * ready. Only when Fastify serves the page at `path` (not under a global prefix) and not yet at `path/`.
+     * ready. Only when Fastify serves the page at `path` and not yet at `path/`; under a global prefix
+     * (which a module cannot read) the page redirects to `path/index.html` instead (see page).
      */
     onModuleInit(): void {
       const http = this.adapterHost.httpAdapter;
@@ -71,15 +72,36 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
       fastify.get(`${path}/`, (req, reply) => this.page(req, reply));
     }
 
-    /** The page. Served at `path/` so that its files resolve relative to it; `path` redirects there. */
+    /**
+     * The page. Served at `path/` so that its files resolve relative to it; `path` redirects there,
+     * or to `path/index.html` where nothing answers `path/` (Fastify under a global prefix).
+     */
     @Get()
     page(@Req() req: unknown, @Res() res: unknown): void {
       const http = this.adapterHost.httpAdapter;
       const url = new URL(http.getRequestUrl(req) as string, 'http://page');
       if (!url.pathname.endsWith('/')) {
-        http.redirect(res, 302, `${url.pathname}/${url.search}`);
+        http.redirect(res, 302, `${url.pathname}/${this.slashAnswered(url.pathname) ? '' : 'index.html'}${url.search}`);
         return;
       }
+      this.sendPage(res);
+    }
+
+    /** The page again, for where `path/` has no route (see page). */
+    @Get('index.html')
+    pageFile(@Res() res: unknown): void {
+      this.sendPage(res);
+    }
+
+    /** Whether a GET of `pathname/` reaches a route: always on Express, on Fastify only when one is there. */
+    private slashAnswered(pathname: string): boolean {
+      const http = this.adapterHost.httpAdapter;
+      if (http.getType() !== 'fastify') return true;
+      return Boolean(http.getInstance<FastifyRoutes>().findRoute({ method: 'GET', url: `${pathname}/` }));
+    }
+
+    private sendPage(res: unknown): void {
+      const http = this.adapterHost.httpAdapter;
       const html = this.assets.get('index.html')!;
       http.setHeader(res, 'Content-Type', html.type);
       http.setHeader(res, 'Content-Security-Policy', DASHBOARD_CSP);

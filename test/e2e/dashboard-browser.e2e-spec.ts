@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 import { CanActivate, ExecutionContext, INestApplication, Injectable } from '@nestjs/common';
+import type { AbstractHttpAdapter } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { mkdirSync } from 'fs';
 import { join } from 'path';
@@ -35,8 +37,11 @@ describe('dashboard in a real browser (Chromium)', () => {
     await browser?.close();
   });
 
-  /** Boots an app with the dashboard at /echomq, listening on a free loopback port. */
-  async function boot(opts: { readOnly?: boolean } = {}): Promise<{ app: INestApplication; url: string; lanes: LanesService }> {
+  /**
+   * Boots an app with the dashboard at /echomq (under `prefix` when given), listening on a free
+   * loopback port; on Express unless given another HTTP adapter.
+   */
+  async function boot(opts: { readOnly?: boolean; adapter?: AbstractHttpAdapter; prefix?: string } = {}): Promise<{ app: INestApplication; url: string; lanes: LanesService }> {
     const logger = new CapturingLogger();
     const mod = await Test.createTestingModule({
       imports: [
@@ -46,11 +51,12 @@ describe('dashboard in a real browser (Chromium)', () => {
           : { queues: ['shop', 'work', 'big'] }),
       ],
     }).compile();
-    const app = mod.createNestApplication({ logger });
+    const app = opts.adapter ? mod.createNestApplication(opts.adapter, { logger }) : mod.createNestApplication({ logger });
     fixture.apps.push(app);
+    if (opts.prefix) app.setGlobalPrefix(opts.prefix);
     await app.listen(0, '127.0.0.1');
     const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-    return { app, url: `${base}/echomq`, lanes: app.get(LanesService) };
+    return { app, url: `${base}${opts.prefix ? `/${opts.prefix}` : ''}/echomq`, lanes: app.get(LanesService) };
   }
 
   /** Opens the page and waits for its first frame; the caller closes the page. */
@@ -81,6 +87,19 @@ describe('dashboard in a real browser (Chromium)', () => {
       const order = await page.locator('#lanes tbody td.name > span:first-child').allInnerTexts();
       expect(order).toEqual(['acme', 'globex', 'initech']);
       expect(await page.locator('#ring li').allInnerTexts()).toEqual(expect.arrayContaining(['acme', 'globex', 'initech']));
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('on Fastify under a global prefix (no route at `path/`), opens from `path` and shows its lanes', async () => {
+    const { url, lanes } = await boot({ adapter: new FastifyAdapter(), prefix: 'internal' });
+    await lanes.submitMany('shop', [{ group: 'acme', payload: { n: 1 } }, { group: 'acme', payload: { n: 2 } }]);
+    const { page, trouble } = await open(`${url}?queue=shop`);
+    try {
+      expect(new URL(page.url()).pathname).toBe('/internal/echomq/index.html');
+      expect(await pendingOf(page, 'acme')).toBe('2');
       expect(trouble).toEqual({ errors: [], dialogs: [] });
     } finally {
       await page.close();

@@ -22,13 +22,14 @@ class TokenGuard implements CanActivate {
 describe('dashboard on Fastify', () => {
   const fixture = nestFixture();
 
-  async function boot(options: EchoMqDashboardOptions, adapter = new FastifyAdapter()): Promise<{ app: NestFastifyApplication; lanes: LanesService }> {
+  async function boot(options: EchoMqDashboardOptions, adapter = new FastifyAdapter(), prefix?: string): Promise<{ app: NestFastifyApplication; lanes: LanesService }> {
     const logger = new CapturingLogger();
     const mod = await Test.createTestingModule({
       imports: [EchoMqModule.forRoot({ connection: fixture.server.url, logger }), EchoMqDashboardModule.forRoot(options)],
     }).compile();
     const app = mod.createNestApplication<NestFastifyApplication>(adapter, { logger });
     fixture.apps.push(app);
+    if (prefix) app.setGlobalPrefix(prefix);
     await app.init();
     // Fastify finishes loading its plugins on `ready`; supertest's first request would race it otherwise.
     await app.getHttpAdapter().getInstance().ready();
@@ -47,6 +48,28 @@ describe('dashboard on Fastify', () => {
     const page = await http.get('/echomq/');
     expect(page.status).toBe(200);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+  });
+
+  it('under a global prefix, where nothing answers `path/`, the page redirects to `path/index.html`, whose files and API resolve', async () => {
+    const { app, lanes } = await boot({ queues: ['shop'] }, new FastifyAdapter(), 'internal');
+    await lanes.submit('shop', 'acme', { n: 1 });
+    const http = request(app.getHttpServer());
+    expect((await http.get('/internal/echomq/')).status).toBe(404);
+    const redirect = await http.get('/internal/echomq?token=abc');
+    expect(redirect.status).toBe(302);
+    expect(redirect.headers.location).toBe('/internal/echomq/index.html?token=abc');
+    const page = await http.get('/internal/echomq/index.html?token=abc');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    // What the page loads, relative to where it is: its files, and its API (api.js: new URL('api/', document.baseURI)).
+    for (const src of page.text.match(/(?:src|href)="([^"]+)"/g)!.map((m) => m.slice(m.indexOf('"') + 1, -1))) {
+      const file = new URL(src, 'http://host/internal/echomq/index.html').pathname;
+      expect([file, (await http.get(file)).status]).toEqual([file, 200]);
+    }
+    const config = await http.get(new URL('api/config', 'http://host/internal/echomq/index.html').pathname);
+    expect(config.body).toMatchObject({ queues: ['shop'] });
   });
 
   it('answers the JSON API with real data and streams a first frame over SSE', async () => {
