@@ -1,6 +1,7 @@
-import { Inject, Injectable, LoggerService, OnModuleInit, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, LoggerService, OnModuleInit, Optional } from '@nestjs/common';
 import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
+import { JobIdNodeLease } from './ids/node-lease';
 import type {
   ClaimOptions, FailOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
   PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, WaitForOptions,
@@ -17,6 +18,7 @@ import { EchoMqConnections } from './redis/echomq-connections';
 import { LaneRecovery } from './lanes/recovery';
 import { prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
+import { nodeLeaseKey } from './redis/lane-keys';
 import type { LaneKeys } from './redis/lane-keys';
 import type { RedisClient } from './scripts/lane-scripts';
 
@@ -29,7 +31,7 @@ import type { RedisClient } from './scripts/lane-scripts';
  * inspection), which is where a new capability goes.
  */
 @Injectable()
-export class LanesService implements OnModuleInit {
+export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly ctx: LaneContext;
   private readonly logger: LoggerService;
   private readonly admission: LaneAdmission;
@@ -40,6 +42,7 @@ export class LanesService implements OnModuleInit {
   private readonly inspection: LaneInspection;
   private readonly jobs: LaneJobs;
   private readonly waiting: LaneWaiting;
+  private readonly nodeLease: JobIdNodeLease;
 
   constructor(
     @Inject(ECHOMQ_REDIS_CLIENT) client: RedisClient,
@@ -55,6 +58,7 @@ export class LanesService implements OnModuleInit {
     this.steering = new LaneSteering(this.ctx);
     this.inspection = new LaneInspection(this.ctx);
     this.jobs = new LaneJobs(this.ctx);
+    this.nodeLease = new JobIdNodeLease(this.ctx.scripts, nodeLeaseKey(options.prefix), this.logger);
     // NOTE: in the module the subscriber is the connection manager's, closed with the app; a
     // LanesService built by hand duplicates its client and closes the copy when nobody waits.
     this.waiting = new LaneWaiting(this.ctx, connections
@@ -62,9 +66,14 @@ export class LanesService implements OnModuleInit {
       : { open: () => client.duplicate(), close: async (c) => void c.disconnect(), closeWhenIdle: true }, this.logger);
   }
 
-  /** @internal Takes a distinct job-id node number from the server and checks its eviction policy. */
+  /** @internal Takes a job-id node number no other live process holds, and checks the eviction policy. */
   async onModuleInit(): Promise<void> {
-    await prepareServer(this.ctx, this.logger);
+    await prepareServer(this.ctx, this.nodeLease, this.logger);
+  }
+
+  /** @internal Gives the job-id node number back (before the connections close). */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.nodeLease.release();
   }
 
   /** @internal Keys of a queue, after checking its name. */

@@ -1,23 +1,21 @@
 import type { LoggerService } from '@nestjs/common';
 import { evictionPolicyWarning } from '../echomq.messages';
-import { setJobIdNode } from '../ids/job-id';
-import { nodeCounterKey } from '../redis/lane-keys';
+import type { JobIdNodeLease } from '../ids/node-lease';
 import type { RedisClient } from '../scripts/lane-scripts';
 import type { LaneContext } from './lane-context';
 
 const SETUP_TIMEOUT_MS = 3_000;
 
 /**
- * @internal At start-up: takes a distinct job-id node number from the server (so two processes
+ * @internal At start-up: takes a job-id node number no other live process holds (so two processes
  * never mint the same id) and warns when the eviction policy could drop queue keys.
  */
-export async function prepareServer(ctx: LaneContext, logger: LoggerService): Promise<void> {
-  const { client, options } = ctx;
+export async function prepareServer(ctx: LaneContext, nodeLease: JobIdNodeLease, logger: LoggerService): Promise<void> {
+  const { client } = ctx;
   try {
     // NOTE: bounded, so an application still boots while the server is unreachable (ioredis
     // queues commands until it reconnects); ids then keep the random node they started with.
-    const n = await withTimeout(client.incr(nodeCounterKey(options.prefix)), SETUP_TIMEOUT_MS);
-    setJobIdNode(n - 1);
+    await withTimeout(nodeLease.take(), SETUP_TIMEOUT_MS);
   } catch (err) {
     logger.warn(`Could not take a job-id node number from the server; keeping a random one (${(err as Error).message}).`);
   }

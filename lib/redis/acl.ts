@@ -10,7 +10,7 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   // sent by the library (subscribe/unsubscribe: waitFor's subscriber; zscan, zrevrange: the lane index;
   // lrange: ring(), the head of the ring read directly, as the dashboard shows it; peek() sends zrange;
   // ping: the health indicator)
-  'evalsha', 'eval', 'incr', 'brpop', 'hgetall', 'info', 'ping', 'subscribe', 'unsubscribe', 'zscan', 'zrevrange',
+  'evalsha', 'eval', 'brpop', 'hgetall', 'info', 'ping', 'subscribe', 'unsubscribe', 'zscan', 'zrevrange',
   // called inside the scripts
   'time', 'exists', 'del', 'pexpire', 'publish', 'incrby', 'mget',
   'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hincrby', 'hkeys', 'hlen', 'hexists',

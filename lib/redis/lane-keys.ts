@@ -81,5 +81,5 @@ export class LaneKeys {
   }
 }
 
-/** @internal The key a process increments to get a distinct job-id node number. */
-export const nodeCounterKey = (prefix: string): string => `${prefix}:nodes`;
+/** @internal The hash of the job-id node leases, one per prefix (see lua/nodeLease-1.lua). */
+export const nodeLeaseKey = (prefix: string): string => `${prefix}:node-leases`;

@@ -69,6 +69,7 @@ export const SCRIPT_OF = {
   position: 'locateJob',
   scanLanes: 'laneRows',
   stats: 'readStats',
+  nodeLease: 'nodeLease',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -248,6 +249,20 @@ export class LaneScripts {
     const args: (string | number)[] = [k.base, leaseMs, leases.length];
     for (const l of leases) args.push(l.id, l.token);
     return ((await this.run('extendMany', k.queue, 'extendMany', [k.active], args)) as number[]).map(Number);
+  }
+
+  /**
+   * Takes, renews or releases a job-id node number held under `token` in `leasesKey` (see
+   * lua/nodeLease-1.lua): the number taken (-1 - n when all are held), or 1 / 0 for renew and release.
+   */
+  async nodeLease(leasesKey: string, action: 'take' | 'renew' | 'release', token: string, leaseMs: number, node = -1): Promise<number> {
+    const prefix = leasesKey.slice(0, leasesKey.lastIndexOf(':'));
+    const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf('nodeLease', this.compat)];
+    try {
+      return Number(await call.call(this.client, leasesKey, action, token, leaseMs, node));
+    } catch (err) {
+      throw fromServerError(`the job-id node lease (${action})`, '', prefix, err);
+    }
   }
 
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {

@@ -1,5 +1,5 @@
 import calculateSlot from 'cluster-key-slot';
-import { LaneKeys, nodeCounterKey } from '../../lib/redis/lane-keys';
+import { LaneKeys, nodeLeaseKey } from '../../lib/redis/lane-keys';
 import { mintJobId } from '../../lib/ids/job-id';
 
 const ODD_QUEUES = ['q', 'cm', 'with space', 'a:b:c', 'x*y?[z]\\', 'ünïcødé', '🚀rocket', 'g:x:pending', 'job:', '-', '0',
@@ -30,7 +30,7 @@ describe('LaneKeys', () => {
     expect(k.job('JOB00000000001')).toBe('emq:{cm}:job:JOB00000000001');
     expect([k.meta, k.flatPending]).toEqual(['emq:{cm}:meta', 'emq:{cm}:pending']);
     expect(new LaneKeys('other', 'cm').ring).toBe('other:{cm}:ring');
-    expect(nodeCounterKey('emq')).toBe('emq:nodes');
+    expect(nodeLeaseKey('emq')).toBe('emq:node-leases');
   });
 
   it.each(ODD_QUEUES.map((q) => [q.length > 20 ? `${q.slice(0, 3)}… (${Buffer.byteLength(q)} bytes)` : q, q]))('every key of queue %j hashes to one slot, the slot of its tag', (_label, queue) => {

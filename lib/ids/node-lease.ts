@@ -1,0 +1,74 @@
+import type { LoggerService } from '@nestjs/common';
+import { randomBytes } from 'crypto';
+import type { LaneScripts } from '../scripts/lane-scripts';
+import { jobIdNode, setJobIdNode } from './job-id';
+
+/** How long a number stays held without renewal: a process stalled this long may lose it. */
+export const NODE_LEASE_MS = 10 * 60_000;
+
+/**
+ * @internal This process's job-id node number, held on the server as a lease (lua/nodeLease-1.lua)
+ * while the module runs: no other live process is handed the same number, so no two mint the same
+ * id, however many processes started before. Renewed well within the lease; given back at shutdown.
+ */
+export class JobIdNodeLease {
+  private readonly token = randomBytes(12).toString('hex');
+  private held?: number;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly scripts: LaneScripts,
+    private readonly key: string,
+    private readonly logger: LoggerService,
+    private readonly leaseMs = NODE_LEASE_MS,
+  ) {}
+
+  /** The number held, undefined while none is. */
+  get node(): number | undefined {
+    return this.held;
+  }
+
+  /** Takes a free number and mints with it; when all 1,024 are held, mints with a shared one and warns. */
+  async take(): Promise<void> {
+    const n = await this.scripts.nodeLease(this.key, 'take', this.token, this.leaseMs);
+    if (n < 0) {
+      setJobIdNode(-1 - n);
+      this.logger.warn(`All 1,024 job-id node numbers are held by live processes (${this.key}); this one mints with ${jobIdNode()}, which another process holds too. Ids it mints itself are still never lost (a colliding submit mints again), but an id handed to submit as opts.jobId may be another process's.`);
+      return;
+    }
+    this.held = n;
+    setJobIdNode(n);
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.renew(), Math.max(Math.floor(this.leaseMs / 10), 1));
+      this.timer.unref();
+    }
+  }
+
+  /** Gives the number back, so that a process started next can have it. */
+  async release(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    const n = this.held;
+    this.held = undefined;
+    if (n === undefined) return;
+    try {
+      await this.scripts.nodeLease(this.key, 'release', this.token, this.leaseMs, n);
+    } catch {
+      // NOTE: the lease then ends on its own, leaseMs after its last renewal.
+    }
+  }
+
+  private async renew(): Promise<void> {
+    const n = this.held;
+    if (n === undefined) return;
+    try {
+      if (await this.scripts.nodeLease(this.key, 'renew', this.token, this.leaseMs, n)) return;
+      // NOTE: the lease ran out (this process stalled for longer than it) and may be another's now.
+      this.held = undefined;
+      await this.take();
+      this.logger.warn(`The job-id node lease ${n} ran out before it was renewed; this process now mints with ${jobIdNode()}.`);
+    } catch {
+      // NOTE: a connection error; the next renewal tries again, well within the lease.
+    }
+  }
+}
