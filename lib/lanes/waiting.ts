@@ -32,8 +32,8 @@ const isFinished = (row: JobRow): boolean => row.state === 'completed' || row.st
  * then runs watchJob, which reads the row and, when the job is unfinished, marks it so that the
  * script that finishes it publishes the outcome: a finish either precedes the mark (and the read
  * shows it) or sees it (and the message comes, or, when it came before the subscription was active,
- * the row kept for waiters shows it), so none is missed. Jobs nobody waits for publish
- * nothing. PUBLISH from a script reaches a subscriber on any node of a Redis Cluster.
+ * the outcome kept 10 s for waiters at emq:{q}:done:<id> shows it), so none is missed. Jobs nobody
+ * waits for publish nothing. PUBLISH from a script reaches a subscriber on any node of a Redis Cluster.
  */
 export class LaneWaiting {
   private subscriber?: RedisClient;
@@ -73,9 +73,9 @@ export class LaneWaiting {
 
   /**
    * Marks the row at once (so the mark is on the wire before anything the caller sends after this
-   * call, a complete included), then, once subscribed, reads the row again: a finish between the
-   * mark and the subscription published to nobody, but the marked row is kept (at least 10 s), so
-   * this read sees it. A finish after the subscription comes as a message.
+   * call, a complete included), then, once subscribed, reads again: a finish between the mark and
+   * the subscription published to nobody, but its outcome is kept for waiters (10 s, whether or not
+   * the row is), so this recheck sees it. A finish after the subscription comes as a message.
    */
   private async watch(k: LaneKeys, id: string, waiter: Waiter): Promise<void> {
     try {
@@ -84,7 +84,7 @@ export class LaneWaiting {
       const row = await marked;
       if (!row || isFinished(row)) return this.settle(k.queue, id, row, waiter);
       await ready;
-      this.settle(k.queue, id, await this.ctx.scripts.job(k, id), waiter);
+      this.settle(k.queue, id, await this.ctx.scripts.watchJob(k, id, true), waiter);
     } catch (err) {
       waiter.reject(err);
     }
@@ -161,7 +161,7 @@ export class LaneWaiting {
       const id = key.slice(key.indexOf('\n') + 1);
       for (const waiter of [...set]) {
         try {
-          const row = await this.ctx.scripts.watchJob(this.ctx.keysOf(waiter.queue), id);
+          const row = await this.ctx.scripts.watchJob(this.ctx.keysOf(waiter.queue), id, true);
           this.settle(waiter.queue, id, row, waiter);
         } catch (err) {
           this.logger.warn(`waitFor: could not re-read job ${id} after a reconnect (${(err as Error).message}); it waits on.`);

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { jobFields, toClaim, toJob } from './claim-replies';
-import { JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
+import { announcedRow, JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
 import { LaneKeys } from '../redis/lane-keys';
 import { fromServerError } from '../redis/server-errors';
 import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
@@ -331,9 +331,14 @@ export class LaneScripts {
     return toJobRow(await this.run('job', k.queue, 'readJob', [k.job(id), k.active, k.schedule], [k.base, id]) as Reply[]);
   }
 
-  /** The row of a job, marking it as waited on when it is unfinished; null when the queue does not hold it. */
-  async watchJob(k: LaneKeys, id: string): Promise<JobRow | null> {
-    return toJobRow(await this.run('waitFor', k.queue, 'watchJob', [k.job(id), k.active, k.schedule], [k.base, id]) as Reply[]);
+  /**
+   * The row of a job, marking it as waited on when it is unfinished; null when the queue does not
+   * hold it. `recheck` (a waiter's read once subscribed): a row gone since may come back as the
+   * outcome its finish announced to nobody.
+   */
+  async watchJob(k: LaneKeys, id: string, recheck = false): Promise<JobRow | null> {
+    const reply = await this.run('waitFor', k.queue, 'watchJob', [k.job(id), k.active, k.schedule], [k.base, id, recheck ? '1' : '0']);
+    return typeof reply === 'string' ? announcedRow(reply) : toJobRow(reply as Reply[]);
   }
 
   /** Where a pending job stands; null when it is not pending. */

@@ -12,8 +12,9 @@
   id. The lane's active count drops, a lane held at its ceiling rejoins the ring, an idle lane
   without settings leaves the index, and a waiter (row field `waited`) is told. The caller counts
   the completions (countCompleted).
-  A row a waiter marked is kept at least WAITED_KEEP_MS even without keepMs: a waiter whose
-  subscription was not yet active when the message went out reads it from the row instead.
+  A row a waiter marked is kept no longer than any other (keepMs): the outcome a waiter is told goes
+  to `done:<id>` too, for WAITED_KEEP_MS, so a waiter whose subscription was not yet active when the
+  message went out reads it there (watchJob, recheck) once the row is gone.
 ]]
 local WAITED_KEEP_MS = 10000
 -- A batch (completeMany) collects the leases to drop and the rows to delete, and writes them in one
@@ -56,10 +57,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   local nowText
   if keepMs > 0 or row[5] then nowText = string.format('%d', now) end
   local full
-  if row[5] then
-    full = rcall('HMGET', jobKey, 'payload', 'at', 'max', 'last_error')
-    if keepMs < WAITED_KEEP_MS then keepMs = WAITED_KEEP_MS end
-  end
+  if row[5] then full = rcall('HMGET', jobKey, 'payload', 'at', 'max', 'last_error') end
   if keepMs > 0 then
     rcall('HSET', jobKey, 'state', 'completed', 'done', nowText, 'result', result)
     rcall('PEXPIRE', jobKey, keepMs)
@@ -78,7 +76,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   if full then
     finishJob(base .. 'done', true, { id = id, group = group, state = 'completed', attempts = row[2],
       payload = full[1], at = full[2], max = full[3] or '', last_error = full[4] or '', done = nowText,
-      result = result })
+      result = result }, keepMs < WAITED_KEEP_MS and WAITED_KEEP_MS or nil)
   end
   reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
   if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey) end

@@ -12,9 +12,11 @@ describe('job(), keepCompletedMs and results, waitFor', () => {
   let client: IORedis;
   let lanes: LanesService;
   let keeping: LanesService;
+  let keeping1s: LanesService;
   beforeAll(() => {
     ({ client, lanes } = engine);
     keeping = lanesOn(client, { maxAttempts: 1, keepCompletedMs: 60_000 });
+    keeping1s = lanesOn(client, { maxAttempts: 1, keepCompletedMs: 1_000 });
   });
 
   it('job() follows a job through scheduled, pending, active, completed (kept) and shows nothing when not kept', async () => {
@@ -142,7 +144,7 @@ describe('job(), keepCompletedMs and results, waitFor', () => {
       expect(await w2).toMatchObject({ id: expired, state: 'dead', lastError: 'lease expired on attempt 1' });
     });
 
-    it('never misses a completion sent right after the call (the row of a waited job outlives it)', async () => {
+    it('never misses a completion sent right after the call (its outcome is kept for waiters, not its row)', async () => {
       const q = queues.queue();
       for (let round = 0; round < 20; round++) {
         const id = await lanes.submit(q, 'a', round);
@@ -151,6 +153,35 @@ describe('job(), keepCompletedMs and results, waitFor', () => {
         await lanes.complete(q, id, j.attempt, round);
         expect(await waiting).toMatchObject({ id, state: 'completed', result: round });
       }
+    });
+
+    it('a waited job is kept no longer than any other: without keepCompletedMs its row goes at once, its id and dedupKey are free again', async () => {
+      const q = queues.queue();
+      const own = mintJobId();
+      const id = await lanes.submit(q, 'a', 1, { jobId: own, dedupKey: 'once' });
+      const waiting = lanes.waitFor(q, id, { timeoutMs: 5_000 });
+      await new Promise((r) => setTimeout(r, 50)); // the subscription is active: the outcome comes as a message
+      const j = (await lanes.claim(q))!;
+      await lanes.complete(q, id, j.attempt, 'R');
+      expect(await waiting).toMatchObject({ id, state: 'completed', result: 'R' });
+      expect(await lanes.job(q, id)).toBeNull();
+      expect(await lanes.waitFor(q, id, { timeoutMs: 1_000 })).toBeNull();
+      expect(await lanes.submit(q, 'a', 2, { jobId: own })).toBe(own);
+      expect(await lanes.job(q, own)).toMatchObject({ state: 'pending', payload: 2 });
+      const again = await lanes.submit(q, 'a', 3, { dedupKey: 'once' });
+      expect(again).not.toBe(own);
+
+      // Kept 1 s: a waiter does not stretch that.
+      const q1 = queues.queue();
+      const kept = await keeping1s.submit(q1, 'b', 4);
+      const w = keeping1s.waitFor(q1, kept, { timeoutMs: 5_000 });
+      await new Promise((r) => setTimeout(r, 50));
+      const k = (await keeping1s.claim(q1))!;
+      await keeping1s.complete(q1, kept, k.attempt, 5);
+      expect(await w).toMatchObject({ state: 'completed', result: 5 });
+      const ttl = await client.pttl(keysOf(q1).job(kept));
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(1_000);
     });
 
     it('times out with TIMEOUT, and says null for an id the queue does not hold', async () => {
