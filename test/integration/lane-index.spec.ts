@@ -61,11 +61,14 @@ describe('position, scanLanes, topLanes and stats', () => {
     expect(p).toMatchObject({ laneRank: 1, ringIndex: 500, ringLength: 1_001, exact: false });
     expect(p.ahead).toBeGreaterThanOrEqual(1_001);
     expect(p.ahead).toBeLessThanOrEqual(1 + 500 * 2 + 500);
-    // Complete some, then wait for the server's clock to pass the second they were counted in.
+    // Complete some: they count at once (the current second is in the window), and still a second later.
     for (let i = 0; i < 30; i++) {
       const j = (await lanes.claim(q))!;
       await lanes.complete(q, j.id, j.attempt);
     }
+    const now = (await lanes.position(q, extra))!;
+    expect(now.estimatedWaitMs).toBe(Math.round((now.ahead * 60_000) / 30));
+    expect((await lanes.stats(q)).completedPerSec).toBeCloseTo(30 / 60, 5);
     const { time } = { time: await client.time() };
     await waitPastServerTime(client, (Number(time[0]) + 1) * 1000, 3_000);
     const later = (await lanes.position(q, extra))!;
