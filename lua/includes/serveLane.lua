@@ -66,8 +66,9 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       end
       served = served + 1
     else
-      if rcall('EXISTS', jobKey) == 1 then rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'job has no payload') end
-      rcall('ZADD', x.dead, string.format('%d', nowMs()), id)
+      local deadAt = string.format('%d', nowMs())
+      if rcall('EXISTS', jobKey) == 1 then rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'job has no payload', 'done', deadAt) end
+      rcall('ZADD', x.dead, deadAt, id)
       rcall('HINCRBY', x.stats, 'dead', '1')
     end
   end

@@ -16,8 +16,9 @@ local function strayJob(base, id, hasRow, reason, now, k)
     rcall('ZADD', k.pending, 0, id)
     return 'pending'
   end
-  if hasRow then rcall('HSET', jobKey, 'state', 'dead', 'last_error', reason) end
-  rcall('ZADD', k.dead, string.format('%d', now), id)
+  local nowText = string.format('%d', now)
+  if hasRow then rcall('HSET', jobKey, 'state', 'dead', 'last_error', reason, 'done', nowText) end
+  rcall('ZADD', k.dead, nowText, id)
   rcall('HINCRBY', k.stats, 'dead', '1')
   return 'dead'
 end

@@ -90,6 +90,8 @@ describe('foreign data never breaks a claim', () => {
       [ghost, '', 'job row missing'],
       [flat, '', 'scheduled job has no group'],
     ].sort((x, y) => (x[0] < y[0] ? -1 : 1)));
+    // A dead job has its finishedAt, whatever killed it.
+    expect((await lanes.job(q, flat))!.finishedAt).toBeGreaterThanOrEqual(now);
     // Nothing to put back into a lane: retryDead says so and changes nothing.
     expect(await lanes.retryDead(q, flat)).toBe(false);
     expect(await lanes.retryDead(q, ghost)).toBe(false);
