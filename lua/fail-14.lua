@@ -39,6 +39,7 @@ local rcall = redis.call
 --- @include "releaseActive"
 --- @include "indexForget"
 --- @include "buryJob"
+--- @include "markReady"
 
 local base, id, token, err = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local defaultMax, delay, factor, maxDelay = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -71,6 +72,7 @@ if wait > 0 then
   if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
 else
   rcall('HSET', KEYS[1], 'state', 'pending', 'last_error', err)
+  markReady(KEYS[1], now)
   rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
   rcall('ZINCRBY', KEYS[12], '1', group)
 end

@@ -34,6 +34,7 @@ local rcall = redis.call
 --- @include "strayJob"
 --- @include "indexForget"
 --- @include "buryJob"
+--- @include "markReady"
 
 local base, defaultMax, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 if KEYS[5] ~= base .. 'ring' or not defaultMax or defaultMax < 1 or not max or max < 1 then
@@ -59,6 +60,7 @@ for i = 1, #expired do
       if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11], KEYS[12]) end
     else
       rcall('HSET', jobKey, 'state', 'pending')
+      markReady(jobKey, now)
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
       rcall('ZINCRBY', KEYS[10], '1', group)
     end

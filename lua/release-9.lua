@@ -18,12 +18,14 @@
   ARGV[3] token  the attempt number the caller holds
 
   Reply: 1 when released, 0 when the token is stale or the job unknown.
-  Clock: none.
+  Clock: server TIME (when the job is claimable again, see markReady).
   Derived keys: the job's lane, from ARGV[1] pinned to KEYS[6].
 ]]
 local rcall = redis.call
 --- @include "ringJoin"
 --- @include "releaseActive"
+--- @include "nowMs"
+--- @include "markReady"
 
 local base, id, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token then
@@ -35,6 +37,7 @@ local group = row[3]
 releaseActive(KEYS[3], KEYS[2], group, id)
 rcall('HSET', KEYS[1], 'state', 'pending')
 rcall('HINCRBY', KEYS[1], 'base', 1)
+markReady(KEYS[1], nowMs())
 rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
 rcall('ZINCRBY', KEYS[9], '1', group)
 ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[8])

@@ -17,11 +17,13 @@
   ARGV[2] id    job id
 
   Reply: 1 when the job went back, 0 when it is not dead (unknown, or not in the dead set).
-  Clock: none.
+  Clock: server TIME (when the job is claimable again, see markReady).
   Derived keys: the job's lane, from ARGV[1] pinned to KEYS[3].
 ]]
 local rcall = redis.call
 --- @include "ringJoin"
+--- @include "nowMs"
+--- @include "markReady"
 
 local base, id = ARGV[1], ARGV[2]
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[3] ~= base .. 'ring' then
@@ -32,6 +34,7 @@ local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group')
 if row[1] ~= 'dead' or not row[3] then return 0 end
 rcall('ZREM', KEYS[2], id)
 rcall('HSET', KEYS[1], 'state', 'pending', 'base', row[2])
+markReady(KEYS[1], nowMs())
 rcall('ZADD', base .. 'g:' .. row[3] .. ':pending', 0, id)
 rcall('ZINCRBY', KEYS[9], '1', row[3])
 rcall('HDEL', KEYS[1], 'done')

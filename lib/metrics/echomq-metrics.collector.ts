@@ -89,7 +89,7 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
     });
     const wait = new Histogram({
       name: 'echomq_wait_seconds',
-      help: 'Submitted → claimed, by the server clock, of the first attempts this process runs (retries left out, a delayed submit\'s delay included).',
+      help: 'Submitted or due → claimed, by the server clock, of the jobs this process runs (a retry, a reap or a hand-back: from when it was back in its lane).',
       labelNames: ['queue'], buckets: WAIT_BUCKETS, registers,
     });
     const handler = new Histogram({

@@ -7,8 +7,9 @@ import type { LaneJob } from '../interfaces';
  */
 export interface JobObserver {
   /**
-   * A handler starts. `waitMs` is submitted → claimed by the server clock, for a job's first
-   * attempt only (a retry's due time is not known here); undefined otherwise.
+   * A handler starts. `waitMs` is ready → claimed by the server clock: ready at the submit, or at
+   * the due time, retry, reap or hand-back that made the job claimable again; undefined for a job
+   * whose ready time is not known (a retry of a row written before ready times were kept).
    */
   started?(job: LaneJob, waitMs: number | undefined): void;
   /** A handler returned (`completed`) or threw (`failed`) after `ms`. */

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { performance } from 'perf_hooks';
 import { emitLaneEvent } from '../events/lane-event-listeners';
 import type { LaneConsumerDescriptor, LaneJob } from '../interfaces';
+import { jobReadyAt } from '../scripts/job-ready-time';
 import { traceJob } from '../tracing/job-tracing';
 import type { JobObservers } from './job-observers';
 
@@ -25,8 +26,10 @@ export class JobPipeline {
     const observers = this.observers?.all ?? [];
     if (observers.length === 0) return traceJob(job, async () => this.consumer.handler(job));
     // NOTE: the lease was taken at the claim, so leaseUntil − lease is the claim time by the server
-    // clock, the same clock as submittedAt (host clocks may differ).
-    const waitMs = job.attempt === 1 ? Math.max(job.leaseUntil - this.leaseMs - job.submittedAt, 0) : undefined;
+    // clock, the same clock as the ready time (host clocks may differ). A job is ready from its due
+    // time, retry, reap or hand-back when it has one (markReady), else from its submit.
+    const ready = jobReadyAt(job) ?? (job.attempt === 1 ? job.submittedAt : undefined);
+    const waitMs = ready === undefined ? undefined : Math.max(job.leaseUntil - this.leaseMs - ready, 0);
     for (const o of observers) o.started?.(job, waitMs);
     const t0 = performance.now();
     try {

@@ -1,10 +1,11 @@
 import { mintTimeOf } from '../ids/job-id';
 import type { LaneJob } from '../interfaces';
 import { setJobTraceContext } from '../tracing/job-trace-context';
+import { setJobReadyAt, splitAt } from './job-ready-time';
 
 // Jobs from the replies of the serving scripts (claim, wclaim, wclaimMany, deadList): six values per
-// job from a given place: id, group, attempt, payload, submitted_at ('0': read the id's mint time) and
-// last_error (or the pair { last_error, tc } for a job with a trace context).
+// job from a given place: id, group, attempt, payload, submitted_at (the row's `at`, see splitAt; '0':
+// read the id's mint time) and last_error (or the pair { last_error, tc } for a job with a trace context).
 
 type Reply = unknown;
 
@@ -26,7 +27,7 @@ export function jobFields(queue: string, r: Reply[], at: number, leaseUntil: num
     group: r[at + 1] as string,
     attempt: Number(r[at + 2]),
     leaseUntil,
-    submittedAt: Number(r[at + 4]) || mintTimeOf(r[at] as string),
+    submittedAt: splitAt(r[at + 4]).submitted || mintTimeOf(r[at] as string),
   };
   if (lastError) job.lastError = lastError;
   return job;
@@ -44,6 +45,12 @@ export function toJob(queue: string, r: Reply[], at: number, leaseUntil: number)
   const job = jobFields(queue, r, at, leaseUntil, stored) as LaneJob;
   job.payload = payload;
   if (stored.tc !== undefined) setJobTraceContext(job, stored.tc);
+  // NOTE: only a row marked by markReady has a ':' (a plain submit's `at` has none, most rows no `at`).
+  const stamp = r[at + 4];
+  if (typeof stamp === 'string' && stamp.includes(':')) {
+    const { ready } = splitAt(stamp);
+    if (ready !== undefined) setJobReadyAt(job, ready);
+  }
   return job;
 }
 

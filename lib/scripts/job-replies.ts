@@ -1,4 +1,5 @@
 import { mintTimeOf } from '../ids/job-id';
+import { splitAt } from './job-ready-time';
 
 /** @internal A job row as readJob/watchJob return it (and as finished jobs are announced). */
 export interface JobRow {
@@ -41,7 +42,7 @@ export function toJobRow(r: unknown[]): JobRow | null {
   if (!r || r.length === 0) return null;
   const s = (i: number): string => (r[i] == null ? '' : String(r[i]));
   return {
-    id: s(0), state: s(1), group: s(2), attempts: Number(s(3)) || 0, payload: s(4), submittedAt: Number(s(5)) || mintTimeOf(s(0)),
+    id: s(0), state: s(1), group: s(2), attempts: Number(s(3)) || 0, payload: s(4), submittedAt: splitAt(s(5)).submitted || mintTimeOf(s(0)),
     max: Number(s(6)) || 0, lastError: s(7), done: Number(s(8)) || 0, result: s(9), dueOrLease: Number(s(10)) || 0,
   };
 }
@@ -58,7 +59,7 @@ export function announcedRow(message: string): JobRow | null {
   const s = (v: unknown): string => (v == null ? '' : String(v));
   return {
     id: m.id, state: s(m.state), group: s(m.group), attempts: Number(m.attempts) || 0, payload: s(m.payload),
-    submittedAt: Number(m.at) || mintTimeOf(m.id), max: Number(m.max) || 0, lastError: s(m.last_error), done: Number(m.done) || 0,
+    submittedAt: splitAt(m.at).submitted || mintTimeOf(m.id), max: Number(m.max) || 0, lastError: s(m.last_error), done: Number(m.done) || 0,
     result: s(m.result), dueOrLease: 0,
   };
 }

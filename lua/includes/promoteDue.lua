@@ -1,9 +1,10 @@
 --- @include "ringJoin"
 --- @include "strayJob"
+--- @include "markReady"
 --[[
   promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey, strays)
   Moves at most `max` scheduled jobs whose due time has come into their own lanes, at their mint
-  position, and rings those lanes. Returns the number moved and the next due time still waiting
+  position (noting the due time in the row: markReady), and rings those lanes. Returns the number moved and the next due time still waiting
   (-1 when none), so an idle consumer knows how long it may block. The earliest entry is read
   first: when nothing is due (the common case) that one read is all it costs. The lane index
   (indexKey) gains the moved jobs, once per lane. A due id without a row or a group goes where
@@ -16,14 +17,15 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
   if max <= 0 or first > now then return 0, first end
   local moved = 0
   local added, groups = {}, {}
-  local due = rcall('ZRANGEBYSCORE', scheduleKey, '-inf', now, 'LIMIT', 0, max)
-  for i = 1, #due do
+  local due = rcall('ZRANGEBYSCORE', scheduleKey, '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
+  for i = 1, #due, 2 do
     local id = due[i]
     local jobKey = base .. 'job:' .. id
     rcall('ZREM', scheduleKey, id)
     local group = rcall('HGET', jobKey, 'group')
     if group then
       rcall('HSET', jobKey, 'state', 'pending')
+      markReady(jobKey, tonumber(due[i + 1]))
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
       ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
       if not added[group] then

@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
 import { Registry, register as globalRegistry } from 'prom-client';
 import request from 'supertest';
-import { EchoMqModule, LaneConsumer, LaneJob, LanesService } from '../../lib';
+import { EchoMqModule, EchoMqModuleOptions, LaneConsumer, LaneJob, LanesService } from '../../lib';
 import { EchoMqMetricsModule, EchoMqMetricsOptions } from '../../lib/metrics';
 import { CapturingLogger, nestFixture, until } from '../support/nest';
 
@@ -14,6 +14,16 @@ const QUEUE = 'metrics-q';
 class MeteredWorker {
   async handle(job: LaneJob<{ fail?: boolean }>): Promise<void> {
     if (job.payload.fail) throw new Error('metered failure');
+  }
+}
+
+const WAIT_QUEUE = 'metrics-wait';
+
+@LaneConsumer(WAIT_QUEUE, { concurrency: 2, maxAttempts: 2 })
+@Injectable()
+class WaitWorker {
+  async handle(job: LaneJob<{ retry?: boolean }>): Promise<void> {
+    if (job.payload.retry && job.attempt === 1) throw new Error('once');
   }
 }
 
@@ -32,10 +42,10 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 describe('@echomq/nestjs/metrics', () => {
   const fixture = nestFixture();
 
-  async function boot(metrics: EchoMqMetricsOptions, extraImports: unknown[] = [], providers: unknown[] = [MeteredWorker]): Promise<INestApplication> {
+  async function boot(metrics: EchoMqMetricsOptions, extraImports: unknown[] = [], providers: unknown[] = [MeteredWorker], options: EchoMqModuleOptions = {}): Promise<INestApplication> {
     const logger = new CapturingLogger();
     const mod = await Test.createTestingModule({
-      imports: [EchoMqModule.forRoot({ connection: fixture.server.url, logger }), EchoMqMetricsModule.forRoot(metrics), ...(extraImports as never[])],
+      imports: [EchoMqModule.forRoot({ connection: fixture.server.url, logger, ...options }), EchoMqMetricsModule.forRoot(metrics), ...(extraImports as never[])],
       providers: providers as never[],
     }).compile();
     const app = mod.createNestApplication({ logger });
@@ -83,6 +93,21 @@ describe('@echomq/nestjs/metrics', () => {
     expect(sample(text, 'echomq_handler_seconds_count', { ...q, outcome: 'completed' })).toBe(6);
     expect(sample(text, 'echomq_handler_seconds_count', { ...q, outcome: 'failed' })).toBe(1);
     expect(sample(text, 'echomq_wait_seconds_count', q)).toBe(7);
+  });
+
+  it('measures the wait from when a job is due: a delayed submit\'s delay and a retry\'s backoff are not wait, and retries count', async () => {
+    const registry = new Registry();
+    const app = await boot({ registry, queues: [WAIT_QUEUE] }, [], [WaitWorker], { backoff: { delayMs: 1_000, factor: 1, maxDelayMs: 1_000 } });
+    const lanes = app.get(LanesService);
+    await lanes.submit(WAIT_QUEUE, 'later', {}, { delayMs: 1_500 });
+    await lanes.submit(WAIT_QUEUE, 'again', { retry: true });
+    await until(async () => (await lanes.stats(WAIT_QUEUE)).totals.completed === 2, 10_000, 'both jobs to complete');
+    const text = await registry.metrics();
+    const q = { queue: WAIT_QUEUE };
+    // The delayed job once, the retried one twice: each from when it was due, so well under the 1.5 s
+    // delay and the 1 s backoff (an idle consumer wakes for a due time by itself).
+    expect(sample(text, 'echomq_wait_seconds_count', q)).toBe(3);
+    expect(sample(text, 'echomq_wait_seconds_sum', q)).toBeLessThan(0.75);
   });
 
   it('reports the same totals from every process, so two pods never double-count', async () => {
