@@ -19,7 +19,7 @@ export class LaneAcks {
     const t = checkToken(token, k.queue);
     const text = this.resultText(result, 'result', k.queue);
     const done = await this.ctx.scripts.complete(k, id, t, text, this.ctx.options.keepCompletedMs);
-    return this.ctx.durability.confirm('complete', k.queue, done);
+    return this.ctx.durability.confirm('complete', k.queue, done, done);
   }
 
   async completeMany(queue: string, acks: unknown, opts?: unknown): Promise<boolean[]> {
@@ -43,7 +43,7 @@ export class LaneAcks {
     for (let start = 0; start < checked.length; start += SUBMIT_CHUNK) {
       out.push(...(await this.ctx.scripts.completeMany(k, checked.slice(start, start + SUBMIT_CHUNK), keepMs)));
     }
-    return this.ctx.durability.confirm('complete', k.queue, out);
+    return this.ctx.durability.confirm('complete', k.queue, out, out.includes(true));
   }
 
   /** A handler's result as the scripts keep it: its JSON ('' for undefined: no result), within maxPayloadBytes. */
@@ -60,7 +60,7 @@ export class LaneAcks {
     const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
     const b = this.ctx.options.backoff;
     const outcome = await this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs });
-    return this.ctx.durability.confirm('fail', k.queue, outcome);
+    return this.ctx.durability.confirm('fail', k.queue, outcome, outcome !== 'stale');
   }
 
   async release(queue: string, jobId: unknown, token: unknown): Promise<boolean> {

@@ -34,6 +34,7 @@ export class LaneRecovery {
 
   async retryDead(queue: string, jobId: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
-    return this.ctx.durability.confirm('retryDead', k.queue, await this.ctx.scripts.retryDead(k, checkJobId('jobId', jobId, k.queue)));
+    const retried = await this.ctx.scripts.retryDead(k, checkJobId('jobId', jobId, k.queue));
+    return this.ctx.durability.confirm('retryDead', k.queue, retried, retried);
   }
 }

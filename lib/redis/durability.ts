@@ -33,10 +33,13 @@ export class Durability {
     if (this.settings) client.on('close', () => (this.closes += 1));
   }
 
-  /** Resolves with `value` once the write before it is replicated (at once when durability is off). */
-  async confirm<T>(op: string, queue: string, value: T): Promise<T> {
+  /**
+   * Resolves with `value` once the write before it is replicated (at once when durability is off,
+   * or when the call wrote nothing: `wrote` false, a stale ack or a retryDead of a job not dead).
+   */
+  async confirm<T>(op: string, queue: string, value: T, wrote = true): Promise<T> {
     const d = this.settings;
-    if (!d) return value;
+    if (!d || !wrote) return value;
     // NOTE: the write's reply came on the connection open now. ioredis re-sends a command that was
     // unanswered when a connection dropped: a WAIT re-sent on a new connection (to a new primary,
     // after a failover) counts that connection's writes, none, and would confirm a lost write.

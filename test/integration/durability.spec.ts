@@ -75,6 +75,13 @@ describe('durability: replicated writes (WAIT)', () => {
     expect(await client.hget(keysOf(q).job(jobId), 'state')).toBe('pending');
     await expect(lanes.submit(q, 'g', 1, { jobId })).rejects.toMatchObject({ code: 'NOT_REPLICATED' });
     expect(await client.zcard(keysOf(q).lane('g'))).toBe(1);
+    // A call that writes nothing has nothing to wait for: it answers at once, replicas or not.
+    const quick = Date.now();
+    expect(await lanes.complete(q, jobId, 7)).toBe(false);
+    expect(await lanes.completeMany(q, [{ jobId, token: 7 }])).toEqual([false]);
+    expect(await lanes.fail(q, jobId, 7, 'x')).toBe('stale');
+    expect(await lanes.retryDead(q, jobId)).toBe(false);
+    expect(Date.now() - quick).toBeLessThan(140);
   });
 
   it('bad durability options are refused, naming the field', () => {
