@@ -11,8 +11,9 @@ const ERROR_LOG_EVERY_MS = 10_000;
 const START_WAIT_MS = 3_000;
 
 /**
- * @internal Owns every connection of the module: one for commands, opened at init, and one per
- * claim loop for its blocking wait. All are quit at application shutdown, after the loops stopped.
+ * @internal Owns every connection of the module: one for commands, opened when the module is
+ * instantiated, and one per claim loop for its blocking wait. All are quit at application shutdown,
+ * after the loops stopped, or dropped at once when the boot fails (see {@link abortBoot}).
  */
 @Injectable()
 export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
@@ -50,6 +51,21 @@ export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
   async close(client: RedisClient): Promise<void> {
     this.others.delete(client);
     await closeRedisClient(client);
+  }
+
+  /**
+   * Drops every connection at once, for a boot that failed: Nest runs no shutdown hook then (and
+   * `app.close()` only rethrows the boot's error), so a connection left open would keep the process
+   * alive for good. Synchronous, so that a start-up command issued after it (the job-id node lease)
+   * is refused instead of reaching the server.
+   */
+  abortBoot(): void {
+    const all = [...this.others, this.client];
+    this.others.clear();
+    for (const c of all) {
+      // NOTE: disconnecting an ended client again arms a 2 s timer in ioredis that nothing clears.
+      if (c.status !== 'end') c.disconnect();
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
