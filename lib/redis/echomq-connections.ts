@@ -11,9 +11,9 @@ const ERROR_LOG_EVERY_MS = 10_000;
 const START_WAIT_MS = 3_000;
 
 /**
- * @internal Owns every connection of the module: one for commands, opened when the module is
- * instantiated, and one per claim loop for its blocking wait. All are quit at application shutdown,
- * after the loops stopped, or dropped at once when the boot fails (see {@link abortBoot}).
+ * @internal Owns every connection of the module: one for commands, opened at init, and one per
+ * claim loop for its blocking wait. All are quit at application shutdown, after the loops stopped,
+ * or dropped at once when the boot fails in EchoMQ's own checks (see {@link abortBoot}).
  */
 @Injectable()
 export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
@@ -24,14 +24,19 @@ export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
 
   constructor(@Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions) {
     this.logger = echoMqLogger(options);
-    this.client = this.watch(createRedisClient(options.connection, 'echomq:commands'), 'echomq:commands');
+    // NOTE: made here, opened at init: a boot that fails before init (a provider that cannot be
+    // built) runs no hook of the module, so a socket opened now would stay open and keep the process.
+    this.client = this.watch(createRedisClient(options.connection, 'echomq:commands', true), 'echomq:commands');
   }
 
   /**
-   * Fails the boot when the command connection cannot succeed (an untrusted certificate, refused
-   * credentials), closing it so nothing keeps retrying; a server that is merely down does not.
+   * Opens the command connection. Fails the boot when it cannot succeed (an untrusted certificate,
+   * refused credentials), closing it so nothing keeps retrying; a server that is merely down does not.
    */
   async onModuleInit(): Promise<void> {
+    // NOTE: connect() rejects at the first error while ioredis goes on retrying; errors are logged
+    // by watch() and judged by checkConnectionAtStart. A command sent earlier connected it already.
+    if (this.client.status === 'wait') this.client.connect().catch(() => undefined);
     try {
       await checkConnectionAtStart(this.client, 'echomq:commands', START_WAIT_MS);
     } catch (err) {
