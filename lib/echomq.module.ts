@@ -20,11 +20,14 @@ import { JobObservers } from './runner/job-observers';
   imports: [DiscoveryModule],
   providers: [
     { provide: ECHOMQ_MODULE_OPTIONS, useFactory: (raw: EchoMqModuleOptions) => resolveEchoMqOptions(raw), inject: [ECHOMQ_RAW_OPTIONS] },
+    // NOTE: listed before the providers that talk to the server: Nest calls a module's onModuleInit
+    // hooks in this order (and awaits them together), so a consumer the explorer refuses drops the
+    // connections before LanesService sends its start-up commands (no job-id node lease is taken).
+    EchoMqMetadataAccessor,
+    LaneConsumerExplorer,
     EchoMqConnections,
     { provide: ECHOMQ_REDIS_CLIENT, useFactory: (c: EchoMqConnections) => c.client, inject: [EchoMqConnections] },
     LanesService,
-    EchoMqMetadataAccessor,
-    LaneConsumerExplorer,
     ClaimLoopOrchestrator,
     JobObservers,
   ],

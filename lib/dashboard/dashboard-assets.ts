@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'fs';
 import { extname, join } from 'path';
+import { EchoMqError } from '../index';
+import { missingAssets } from './dashboard.messages';
 
 /**
  * The page's Content-Security-Policy: scripts and styles only from the page's own files (no inline
@@ -38,15 +40,21 @@ export interface DashboardAsset {
  * and the build, and read into memory once.
  */
 export class DashboardAssets {
-  readonly dir = join(__dirname, 'ui');
   private readonly files = new Map<string, DashboardAsset>();
 
-  constructor() {
-    for (const name of readdirSync(this.dir)) {
+  /** @param dir where the files are (tests point it elsewhere). */
+  constructor(readonly dir = join(__dirname, 'ui')) {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (err) {
+      throw new EchoMqError(missingAssets(this.dir), { code: 'MISCONFIGURED', cause: err });
+    }
+    for (const name of names) {
       const type = TYPES[extname(name)];
       if (type && /^[a-z0-9-]+\.[a-z]+$/.test(name)) this.files.set(name, { body: readFileSync(join(this.dir, name)), type });
     }
-    if (!this.files.has('index.html')) throw new Error(`EchoMqDashboardModule: the page's files are missing from ${this.dir}.`);
+    if (!this.files.has('index.html')) throw new EchoMqError(missingAssets(this.dir), { code: 'MISCONFIGURED' });
   }
 
   /** A file by name (only files of the folder itself, by an exact name). */

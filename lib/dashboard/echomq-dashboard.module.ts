@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { EchoMqError } from '../index';
 import { DashboardActionGuard } from './dashboard-action.guard';
 import { DashboardAssets } from './dashboard-assets';
 import { DashboardFeed } from './dashboard-feed';
@@ -11,16 +12,20 @@ import { createDashboardController } from './dashboard.controller';
 import { invalidGuard, invalidPath, invalidQueues, writableWithoutGuard } from './dashboard.messages';
 import { QueueSnapshotReader } from './queue-snapshot.reader';
 
-/** @internal Checks the options and applies the defaults; a mistake fails the boot with what to change. */
+/**
+ * @internal Checks the options and applies the defaults; a mistake fails the boot with an
+ * {@link EchoMqError} (`MISCONFIGURED`, `argument` the option) saying what to change.
+ */
 export function resolveDashboardOptions(options: EchoMqDashboardOptions = {}): ResolvedDashboardOptions {
+  const refuse = (message: string, argument: string) => new EchoMqError(message, { code: 'MISCONFIGURED', argument });
   const path = options.path ?? '/echomq';
-  if (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/.test(path)) throw new Error(invalidPath(path));
+  if (typeof path !== 'string' || !/^\/?[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*\/?$/.test(path)) throw refuse(invalidPath(path), 'path');
   const readOnly = options.readOnly ?? true;
   const guard = options.guard ?? null;
-  if (guard !== null && typeof guard !== 'function') throw new Error(invalidGuard());
-  if (readOnly === false && guard === null) throw new Error(writableWithoutGuard());
+  if (guard !== null && typeof guard !== 'function') throw refuse(invalidGuard(guard), 'guard');
+  if (readOnly === false && guard === null) throw refuse(writableWithoutGuard(), 'guard');
   const queues = options.queues ?? null;
-  if (queues !== null && (!Array.isArray(queues) || queues.some((q) => typeof q !== 'string' || q === ''))) throw new Error(invalidQueues());
+  if (queues !== null && (!Array.isArray(queues) || queues.some((q) => typeof q !== 'string' || q === ''))) throw refuse(invalidQueues(queues), 'queues');
   return { path: '/' + path.replace(/^\/|\/$/g, ''), queues, readOnly: readOnly !== false, guard };
 }
 
@@ -32,7 +37,10 @@ export function resolveDashboardOptions(options: EchoMqDashboardOptions = {}): R
  */
 @Module({})
 export class EchoMqDashboardModule {
-  /** Mounts the page; throws at boot for `readOnly: false` without a `guard`, and for a bad `path`. */
+  /**
+   * Mounts the page; throws an `EchoMqError` (`MISCONFIGURED`) for `readOnly: false` without a
+   * `guard`, and for a bad `path`, `guard` or `queues`.
+   */
   static forRoot(options: EchoMqDashboardOptions = {}): DynamicModule {
     const resolved = resolveDashboardOptions(options);
     return {

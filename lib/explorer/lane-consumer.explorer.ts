@@ -1,4 +1,4 @@
-import { Inject, Injectable, LoggerService, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, LoggerService, OnModuleInit, Optional } from '@nestjs/common';
 import { echoMqLogger } from '../echomq.logger';
 import { DiscoveryService, ExternalContextCreator } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
@@ -10,13 +10,15 @@ import {
 import { LANE_EVENT_NAMES, LaneEventListeners } from '../events/lane-event-listeners';
 import { EchoMqError } from '../errors';
 import type { LaneConsumerDescriptor, LaneConsumerMetadata, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
+import { EchoMqConnections } from '../redis/echomq-connections';
 import { checkName } from '../validation/validate';
 import { EchoMqMetadataAccessor } from './echomq-metadata.accessor';
 import { createLaneHandler } from './lane-handler.factory';
 
 /**
  * @internal Finds the `@LaneConsumer` providers at module init and validates them; it starts
- * nothing (the orchestrator does, at application bootstrap).
+ * nothing (the orchestrator does, at application bootstrap). A consumer it refuses fails the boot,
+ * and then closes the module's connections first (Nest runs no shutdown hook after a failed boot).
  */
 @Injectable()
 export class LaneConsumerExplorer implements OnModuleInit {
@@ -28,12 +30,18 @@ export class LaneConsumerExplorer implements OnModuleInit {
     private readonly accessor: EchoMqMetadataAccessor,
     @Inject(ECHOMQ_MODULE_OPTIONS) options: ResolvedEchoMqOptions,
     private readonly contexts: ExternalContextCreator,
+    @Optional() private readonly connections?: EchoMqConnections,
   ) {
     this.logger = echoMqLogger(options);
   }
 
   onModuleInit(): void {
-    this.consumers = Object.freeze(this.explore());
+    try {
+      this.consumers = Object.freeze(this.explore());
+    } catch (err) {
+      this.connections?.abortBoot();
+      throw err;
+    }
   }
 
   /** The consumers found at module init. */

@@ -8,7 +8,8 @@ const SETUP_TIMEOUT_MS = 3_000;
 
 /**
  * @internal At start-up: takes a job-id node number no other live process holds (so two processes
- * never mint the same id) and warns when the eviction policy could drop queue keys.
+ * never mint the same id) and warns when the eviction policy could drop queue keys. Says nothing
+ * when the connection was closed meanwhile (another part of the boot failed).
  */
 export async function prepareServer(ctx: LaneContext, nodeLease: JobIdNodeLease, logger: LoggerService): Promise<void> {
   const { client } = ctx;
@@ -17,6 +18,8 @@ export async function prepareServer(ctx: LaneContext, nodeLease: JobIdNodeLease,
     // queues commands until it reconnects); ids then keep the random node they started with.
     await withTimeout(nodeLease.take(), SETUP_TIMEOUT_MS);
   } catch (err) {
+    // NOTE: the connections were closed meanwhile: the boot failed elsewhere, nothing to report.
+    if (client.status === 'end') return;
     logger.warn(`Could not take a job-id node number from the server; keeping a random one (${(err as Error).message}).`);
   }
   try {
@@ -25,6 +28,7 @@ export async function prepareServer(ctx: LaneContext, nodeLease: JobIdNodeLease,
     const policy = reply?.[1];
     if (policy && policy !== 'noeviction') logger.warn(evictionPolicyWarning(policy));
   } catch {
+    if (client.status === 'end') return;
     // NOTE: managed servers often refuse CONFIG; the policy is then the operator's to check.
     logger.log('Could not read maxmemory-policy (CONFIG is refused); make sure it is noeviction.');
   }

@@ -12,7 +12,8 @@ const START_WAIT_MS = 3_000;
 
 /**
  * @internal Owns every connection of the module: one for commands, opened at init, and one per
- * claim loop for its blocking wait. All are quit at application shutdown, after the loops stopped.
+ * claim loop for its blocking wait. All are quit at application shutdown, after the loops stopped,
+ * or dropped at once when the boot fails in EchoMQ's own checks (see {@link abortBoot}).
  */
 @Injectable()
 export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
@@ -23,14 +24,19 @@ export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
 
   constructor(@Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions) {
     this.logger = echoMqLogger(options);
-    this.client = this.watch(createRedisClient(options.connection, 'echomq:commands'), 'echomq:commands');
+    // NOTE: made here, opened at init: a boot that fails before init (a provider that cannot be
+    // built) runs no hook of the module, so a socket opened now would stay open and keep the process.
+    this.client = this.watch(createRedisClient(options.connection, 'echomq:commands', true), 'echomq:commands');
   }
 
   /**
-   * Fails the boot when the command connection cannot succeed (an untrusted certificate, refused
-   * credentials), closing it so nothing keeps retrying; a server that is merely down does not.
+   * Opens the command connection. Fails the boot when it cannot succeed (an untrusted certificate,
+   * refused credentials), closing it so nothing keeps retrying; a server that is merely down does not.
    */
   async onModuleInit(): Promise<void> {
+    // NOTE: connect() rejects at the first error while ioredis goes on retrying; errors are logged
+    // by watch() and judged by checkConnectionAtStart. A command sent earlier connected it already.
+    if (this.client.status === 'wait') this.client.connect().catch(() => undefined);
     try {
       await checkConnectionAtStart(this.client, 'echomq:commands', START_WAIT_MS);
     } catch (err) {
@@ -50,6 +56,21 @@ export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
   async close(client: RedisClient): Promise<void> {
     this.others.delete(client);
     await closeRedisClient(client);
+  }
+
+  /**
+   * Drops every connection at once, for a boot that failed: Nest runs no shutdown hook then (and
+   * `app.close()` only rethrows the boot's error), so a connection left open would keep the process
+   * alive for good. Synchronous, so that a start-up command issued after it (the job-id node lease)
+   * is refused instead of reaching the server.
+   */
+  abortBoot(): void {
+    const all = [...this.others, this.client];
+    this.others.clear();
+    for (const c of all) {
+      // NOTE: disconnecting an ended client again arms a 2 s timer in ioredis that nothing clears.
+      if (c.status !== 'end') c.disconnect();
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -10,8 +10,9 @@ export function isClusterConnection(c: ResolvedEchoMqOptions['connection']): c i
 /**
  * @internal Opens a connection from the module's `connection` option. `blocking` connections carry
  * the idle consumers' BRPOP, so they never time out a command and never queue commands offline.
+ * A `lazy` one opens no socket until `connect()` or its first command.
  */
-export function createRedisClient(connection: ResolvedEchoMqOptions['connection'], name: string): RedisClient {
+export function createRedisClient(connection: ResolvedEchoMqOptions['connection'], name: string, lazy = false): RedisClient {
   const base: RedisOptions = {
     connectionName: name,
     // NOTE: calls wait through an outage instead of failing (no retry limit); ioredis re-sends the
@@ -25,10 +26,11 @@ export function createRedisClient(connection: ResolvedEchoMqOptions['connection'
       ...connection.options,
       redisOptions: { ...base, ...connection.options?.redisOptions },
       clusterRetryStrategy: (times: number) => Math.min(100 * times, 2_000),
+      ...(lazy ? { lazyConnect: true } : {}),
     });
   }
-  if (typeof connection === 'string') return new IORedis(connection, base);
-  return new IORedis({ ...base, ...connection });
+  if (typeof connection === 'string') return new IORedis(connection, { ...base, ...(lazy ? { lazyConnect: true } : {}) });
+  return new IORedis({ ...base, ...connection, ...(lazy ? { lazyConnect: true } : {}) });
 }
 
 /** @internal Quits a connection, or disconnects it when it is not connected. */

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, INestApplication, Injectable, Module } f
 import { Test } from '@nestjs/testing';
 import { get as httpGet, IncomingMessage } from 'http';
 import request from 'supertest';
-import { EchoMqModule, LaneConsumer, LanesService } from '../../lib';
+import { EchoMqError, EchoMqModule, LaneConsumer, LanesService } from '../../lib';
 import { DASHBOARD_ACTION_HEADER, EchoMqDashboardModule, EchoMqDashboardOptions } from '../../lib/dashboard';
 import { expectDashboardPage } from '../support/dashboard';
 import { CapturingLogger, nestFixture } from '../support/nest';
@@ -47,10 +47,19 @@ describe('dashboard HTTP API', () => {
     return { app, lanes: app.get(LanesService) };
   }
 
-  it('refuses to boot writable without a guard, saying what to add', () => {
+  it('refuses to boot writable without a guard, with an EchoMqError (MISCONFIGURED) saying what to add', async () => {
     expect(() => EchoMqDashboardModule.forRoot({ readOnly: false })).toThrow(/needs a guard: add `guard: YourAuthGuard`/);
     expect(() => EchoMqDashboardModule.forRoot({ path: '/a b' })).toThrow(/path must look like/);
     expect(() => EchoMqDashboardModule.forRoot({ queues: [''] })).toThrow(/queues must be an array/);
+    // The way an app meets it: the import list of its module fails to build, before anything opens.
+    let err: unknown;
+    try {
+      await boot({ readOnly: false });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(EchoMqError);
+    expect(err).toMatchObject({ name: 'EchoMqError', code: 'MISCONFIGURED', argument: 'guard' });
   });
 
   it('serves the page with a CSP that allows no inline script, and its files from the package', async () => {
