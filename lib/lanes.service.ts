@@ -298,7 +298,10 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
     return this.jobs.job(queue, jobId) as Promise<JobInfo<T> | null>;
   }
 
-  /** Where a pending job stands: its rank, its lane's place in the ring, the jobs ahead and a wait estimate; null unless pending. */
+  /**
+   * Where a pending job stands: its rank, its lane's place in the ring, the jobs ahead and a wait estimate; null unless pending.
+   * Lane timers that are due (a timed pause that has ended, a rate window that has reopened) are applied first, as the next claim would.
+   */
   position(queue: string, jobId: string): Promise<LanePosition | null> {
     return this.jobs.position(queue, jobId);
   }
@@ -319,7 +322,9 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
   /**
    * The queue's totals since it began (kept in the server, the same from every process), its jobs in
    * each state now, its lanes, completions per second over the last minute, and `paused` while the
-   * whole queue is paused. Constant cost.
+   * whole queue is paused. Constant cost. Lane timers that are due (a timed pause that has ended, a rate
+   * window that has reopened) are applied first, as the next claim would, so `pausedLanes` and
+   * `ringLength` agree with lane().
    */
   stats(queue: string): Promise<QueueStats> {
     return this.inspection.stats(queue);

@@ -89,7 +89,9 @@ export class LaneInspection {
   }
 
   /**
-   * The queue's counters and sizes, in one read-only script of constant cost. `pending` is derived
+   * The queue's counters and sizes, in one script of constant cost. It first applies the lane timers
+   * that are due (timed pause ends, rate-window reopenings), as the next claim would, so that
+   * `pausedLanes` and `ringLength` agree with lane() while no consumer claims. `pending` is derived
    * from the totals (every admitted job not completed is pending, scheduled, active or dead), so the
    * hot path keeps no counter of its own for it.
    */

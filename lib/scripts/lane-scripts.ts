@@ -341,9 +341,11 @@ export class LaneScripts {
     return typeof reply === 'string' ? announcedRow(reply) : toJobRow(reply as Reply[]);
   }
 
-  /** Where a pending job stands; null when it is not pending. */
+  /** Where a pending job stands, after the lane timers that are due (see locateJob-13.lua); null when it is not pending. */
   async locate(k: LaneKeys, id: string, exactUpTo: number): Promise<LocatedJob | null> {
-    const r = (await this.run('position', k.queue, 'locateJob', [k.job(id), k.ring, k.ringSet, k.stats], [k.base, id, exactUpTo])) as number[];
+    const r = (await this.run('position', k.queue, 'locateJob',
+      [k.job(id), k.ring, k.ringSet, k.stats, k.timers, k.rate, k.pauseInfo, k.paused, k.limit, k.gactive, k.wake, k.index, k.weight],
+      [k.base, id, exactUpTo])) as number[];
     if (r.length === 0) return null;
     return {
       laneRank: Number(r[0]), ringIndex: Number(r[1]) < 0 ? null : Number(r[1]), ringLength: Number(r[2]),
@@ -357,9 +359,11 @@ export class LaneScripts {
     return toLaneInfos((await this.run('scanLanes', k.queue, 'laneRows', laneRowKeys(k), [k.base, ...groups])) as unknown[]);
   }
 
+  /** The queue's counters and sizes, after the lane timers that are due (see readStats-16.lua). */
   async stats(k: LaneKeys): Promise<StatsRow> {
     const r = ((await this.run('stats', k.queue, 'readStats',
-      [k.stats, k.schedule, k.active, k.dead, k.ring, k.paused, k.index, k.meta], [])) as number[]).map(Number);
+      [k.stats, k.schedule, k.active, k.dead, k.ring, k.paused, k.index, k.meta,
+        k.timers, k.rate, k.pauseInfo, k.ringSet, k.limit, k.gactive, k.wake, k.weight], [k.base])) as number[]).map(Number);
     return {
       submitted: r[0], completed: r[1], retried: r[2], deadTotal: r[3], reaped: r[4], scheduled: r[5], active: r[6],
       dead: r[7], lanes: r[8], ringLength: r[9], pausedLanes: r[10], completedLastMinute: r[11],

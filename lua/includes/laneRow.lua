@@ -9,8 +9,8 @@
   is derived from `base`, which the caller has pinned to a declared key.
   NOTE: reads apply the server clock as the next claim will: a timed pause whose end has passed is
   reported as over (paused 0, no pausedUntil or reason), and a lane due back on the ring (its pause
-  over, or its rate window reopened) is reported inRing when it is serviceable; the next claim makes
-  the stored state match. Cost: O(1) in the number of lanes.
+  over, or its rate window reopened) is reported inRing when it is serviceable; the next claim (or
+  readStats, locateJob, which apply the due timers first) makes the stored state match. Cost: O(1) in the number of lanes.
 ]]
 local function laneRow(base, group, now, keys, out)
   local pending = rcall('ZCARD', base .. 'g:' .. group .. ':pending')

@@ -174,6 +174,24 @@ describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
     expect(await compat.lane(q, 'a')).toMatchObject({ pending: 3, inRing: false });
   });
 
+  it('timed pause: once it has ended, stats() and position() apply it as our claim would, and the other writer serves the lane again', async () => {
+    const q = queues.queue();
+    const id = mintJobId();
+    await foreign.enqueue(q, 'a', id, '{"i":1}');
+    await foreign.enqueue(q, 'b', mintJobId(), '{"i":2}');
+    await compat.pause(q, 'a', { forMs: 200 });
+    expect(await ring(q)).toEqual(['b']);
+    expect(await compat.stats(q)).toMatchObject({ pausedLanes: 1, ringLength: 1 });
+    const { pausedUntil } = await compat.lane(q, 'a');
+    await waitPastServerTime(client, pausedUntil! + 200);
+    expect(await compat.lane(q, 'a')).toMatchObject({ paused: false, inRing: true });
+    expect(await compat.stats(q)).toMatchObject({ pausedLanes: 0, ringLength: 2 });
+    expect(await ring(q)).toEqual(['b', 'a']);
+    expect(await compat.position(q, id)).toMatchObject({ laneRank: 0, ringIndex: 1, ringLength: 2, ahead: 1, exact: true });
+    expect((await foreign.claim(q))?.group).toBe('b');
+    expect((await foreign.claim(q))?.group).toBe('a');
+  });
+
   it('compat mode reads inRing and the lane list from the ring itself', async () => {
     const q = queues.queue();
     await foreign.enqueue(q, 'a', mintJobId(), '{"i":1}');

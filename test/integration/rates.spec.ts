@@ -154,4 +154,35 @@ describe('rate ceilings per lane', () => {
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(200);
   });
+
+  it('stats() agrees with lane() once a full window has reopened, before any claim: the lane is counted on the ring', async () => {
+    const q = fx.queues.queue();
+    await fx.lanes.rate(q, 'b', { max: 1, perMs: 200 });
+    await fx.lanes.submitMany(q, [1, 2].map((i) => ({ group: 'b', payload: i })));
+    const first = (await fx.lanes.claim(q, { leaseMs: LEASE_MS }))!;
+    expect(await fx.lanes.stats(q)).toMatchObject({ ringLength: 0, pausedLanes: 0, active: 1, pending: 1 });
+    await waitPastServerTime(fx.client, claimedAt(first) + 400);
+    expect(await fx.lanes.lane(q, 'b')).toMatchObject({ pending: 1, inRing: true });
+    expect(await fx.lanes.stats(q)).toMatchObject({ ringLength: 1, pausedLanes: 0, active: 1, pending: 1 });
+    // The read applied the reopening as a claim would: the lane is back on the ring, its timer gone.
+    expect(await fx.client.lrange(keysOf(q).ring, 0, -1)).toEqual(['b']);
+    expect(await fx.client.zrange(keysOf(q).timers, 0, -1)).toEqual(['~rate']);
+    expect(await fx.lanes.lane(q, 'b')).toMatchObject({ pending: 1, inRing: true });
+    expect((await fx.lanes.claim(q))!.payload).toBe(2);
+  });
+
+  it('position() agrees with lane() once a full window has reopened, before any claim: the job\'s lane is at the tail of the ring', async () => {
+    const q = fx.queues.queue();
+    await fx.lanes.rate(q, 'b', { max: 1, perMs: 200 });
+    const [, second] = await fx.lanes.submitMany(q, [1, 2].map((i) => ({ group: 'b', payload: i })));
+    const first = (await fx.lanes.claim(q, { leaseMs: LEASE_MS }))!;
+    await fx.lanes.submit(q, 'c', 3);
+    expect(await fx.lanes.position(q, second)).toMatchObject({ laneRank: 0, ringIndex: null, ringLength: 1, exact: false });
+    await waitPastServerTime(fx.client, claimedAt(first) + 400);
+    expect(await fx.lanes.lane(q, 'b')).toMatchObject({ pending: 1, inRing: true });
+    expect(await fx.lanes.position(q, second)).toMatchObject({ laneRank: 0, ringIndex: 1, ringLength: 2, ahead: 1, exact: true });
+    expect(await fx.client.lrange(keysOf(q).ring, 0, -1)).toEqual(['c', 'b']);
+    expect((await fx.lanes.claim(q))!.payload).toBe(3);
+    expect((await fx.lanes.claim(q))!.payload).toBe(2);
+  });
 });

@@ -66,4 +66,53 @@ describe('timed pauses with a reason', () => {
     expect(second!.payload).toBe(2);
     expect(second!.leaseUntil - 60_000).toBeGreaterThanOrEqual(claimedAt + 600);
   });
+
+  it('stats() agrees with lane() once a timed pause has ended, before any claim: the lane is no longer counted paused and is on the ring', async () => {
+    const q = fx.queues.queue();
+    await fx.lanes.submit(q, 'a', 1);
+    await fx.lanes.pause(q, 'a', { forMs: 200 });
+    expect(await fx.lanes.stats(q)).toMatchObject({ pausedLanes: 1, ringLength: 0, lanes: 1, pending: 1 });
+    const { pausedUntil } = await fx.lanes.lane(q, 'a');
+    await waitPastServerTime(fx.client, pausedUntil! + 200);
+    expect(await fx.lanes.lane(q, 'a')).toMatchObject({ paused: false, inRing: true });
+    expect(await fx.lanes.stats(q)).toMatchObject({ pausedLanes: 0, ringLength: 1, lanes: 1, pending: 1 });
+    // The read applied the end as a claim would: the stored state matches what it reported.
+    expect(await fx.client.smembers(keysOf(q).paused)).toEqual([]);
+    expect(await fx.client.lrange(keysOf(q).ring, 0, -1)).toEqual(['a']);
+    expect(await fx.client.zrange(keysOf(q).timers, 0, -1)).toEqual([]);
+    expect(await fx.lanes.lane(q, 'a')).toMatchObject({ paused: false, inRing: true, pausedUntil: null });
+    expect((await fx.lanes.claim(q))!.payload).toBe(1);
+  });
+
+  it('position() agrees with lane() once a timed pause has ended, before any claim: the job\'s lane has its place in the ring', async () => {
+    const q = fx.queues.queue();
+    const id = await fx.lanes.submit(q, 'a', 1);
+    await fx.lanes.submit(q, 'b', 2);
+    await fx.lanes.pause(q, 'a', { forMs: 200 });
+    expect(await fx.lanes.position(q, id)).toMatchObject({ laneRank: 0, ringIndex: null, ringLength: 1, exact: false });
+    const { pausedUntil } = await fx.lanes.lane(q, 'a');
+    await waitPastServerTime(fx.client, pausedUntil! + 200);
+    expect(await fx.lanes.lane(q, 'a')).toMatchObject({ paused: false, inRing: true });
+    // Back at the tail, behind b: one job ahead of it, and exact again.
+    expect(await fx.lanes.position(q, id)).toMatchObject({ laneRank: 0, ringIndex: 1, ringLength: 2, ahead: 1, exact: true });
+    expect(await fx.client.lrange(keysOf(q).ring, 0, -1)).toEqual(['b', 'a']);
+    expect((await fx.lanes.claim(q))!.payload).toBe(2);
+    expect((await fx.lanes.claim(q))!.payload).toBe(1);
+  });
+
+  it('while the whole queue is paused, stats() still applies an ended timed pause as lane() reports it, and wakes nobody', async () => {
+    const q = fx.queues.queue();
+    await fx.lanes.submit(q, 'a', 1);
+    await fx.lanes.pause(q, 'a', { forMs: 200 });
+    await fx.lanes.pauseQueue(q);
+    const tokens = await fx.client.llen(keysOf(q).wake);
+    const { pausedUntil } = await fx.lanes.lane(q, 'a');
+    await waitPastServerTime(fx.client, pausedUntil! + 200);
+    expect(await fx.lanes.lane(q, 'a')).toMatchObject({ paused: false, inRing: true });
+    expect(await fx.lanes.stats(q)).toMatchObject({ paused: true, pausedLanes: 0, ringLength: 1 });
+    expect(await fx.client.llen(keysOf(q).wake)).toBe(tokens);
+    expect(await fx.lanes.claim(q)).toBeNull();
+    await fx.lanes.resumeQueue(q);
+    expect((await fx.lanes.claim(q))!.payload).toBe(1);
+  });
 });

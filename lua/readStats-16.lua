@@ -1,0 +1,53 @@
+--[[
+  readStats: the queue's counters and sizes in one snapshot, after applying the lane timers that are
+  due (as a claim would, at most 32 per call, see laneTimers), so that `pausedLanes` and `ringLength`
+  agree with what lane() reports even while no consumer claims. O(1) in the number of lanes and jobs
+  otherwise (the counters hash holds at most about 70 fields: totals and a minute of per-second
+  completion buckets).
+
+  KEYS[1]  stats     emq:{q}:stats     (submitted, completed, retried, dead, reaped; its per-second buckets are
+                     the keys emq:{q}:stats:<second>, derived from it)
+  KEYS[2]  schedule  emq:{q}:schedule
+  KEYS[3]  active    emq:{q}:active
+  KEYS[4]  dead      emq:{q}:dead
+  KEYS[5]  ring      emq:{q}:ring
+  KEYS[6]  paused    emq:{q}:paused
+  KEYS[7]  lanes     emq:{q}:lanes
+  KEYS[8]  meta      emq:{q}:meta      (field paused: the whole queue is paused, see pauseQueue)
+  KEYS[9]  timers    emq:{q}:timers    (lane timers: p:<group>, r:<group>, scored by due time)
+  KEYS[10] grate     emq:{q}:grate     (the rest: what applying a lane timer reads and writes)
+  KEYS[11] gpause    emq:{q}:gpause
+  KEYS[12] ringset   emq:{q}:ringset
+  KEYS[13] glimit    emq:{q}:glimit
+  KEYS[14] gactive   emq:{q}:gactive
+  KEYS[15] wake      emq:{q}:wake
+  KEYS[16] gweight   emq:{q}:gweight
+
+  ARGV[1] base   'emq:{q}:'; must be the prefix of KEYS[5]
+
+  Reply: { submitted, completed, retried, dead, reaped, scheduled, active, deadNow, lanes, ringLength,
+  pausedLanes, completedLastMinute, paused (1 while the queue is paused, else 0) }.
+  Clock: server TIME (which lane timers are due, which buckets are in the last minute).
+  Derived keys: the pending sets of the lanes whose timers are applied, from ARGV[1] pinned to KEYS[5].
+  NOTE: the timers are applied while the whole queue is paused too (a claim leaves them then), as
+  lane() reports them applied; a lane that rejoins the ring then wakes nobody (see pushWake).
+]]
+local rcall = redis.call
+--- @include "nowMs"
+--- @include "completedLastMinute"
+--- @include "laneTimers"
+
+local base = ARGV[1]
+if not base or KEYS[5] ~= base .. 'ring' then
+  return redis.error_reply('ERR echomq: readStats arguments do not match its keys')
+end
+local now = nowMs()
+laneTimers(base, now, { timers = KEYS[9], grate = KEYS[10], gpause = KEYS[11], paused = KEYS[6], ring = KEYS[5],
+  ringset = KEYS[12], glimit = KEYS[13], gactive = KEYS[14], wake = KEYS[15], lanes = KEYS[7], gweight = KEYS[16] })
+local h = rcall('HMGET', KEYS[1], 'submitted', 'completed', 'retried', 'dead', 'reaped')
+return {
+  tonumber(h[1]) or 0, tonumber(h[2]) or 0, tonumber(h[3]) or 0, tonumber(h[4]) or 0, tonumber(h[5]) or 0,
+  rcall('ZCARD', KEYS[2]), rcall('ZCARD', KEYS[3]), rcall('ZCARD', KEYS[4]),
+  rcall('ZCARD', KEYS[7]), rcall('LLEN', KEYS[5]), rcall('SCARD', KEYS[6]),
+  completedLastMinute(KEYS[1], now), rcall('HEXISTS', KEYS[8], 'paused'),
+}
