@@ -120,8 +120,10 @@ async function run(ctx) {
       await reads;
       stop = true;
       await load;
-      const entries = await admin.call('SLOWLOG', 'GET', String(SLOWLOG_ROOM));
-      if (entries.length >= SLOWLOG_ROOM) throw new Error(`SLOWLOG filled its ${SLOWLOG_ROOM} entries: the longest may be lost`);
+      const logged = await admin.call('SLOWLOG', 'GET', String(SLOWLOG_ROOM));
+      if (logged.length >= SLOWLOG_ROOM) throw new Error(`SLOWLOG filled its ${SLOWLOG_ROOM} entries: the longest may be lost`);
+      // NOTE: the bench's own admin commands (the SLOWLOG RESET of a full log, CONFIG) are not the library's.
+      const entries = logged.filter((e) => !['slowlog', 'config'].includes(String(e[3][0]).toLowerCase()));
       let maxUs = 0;
       let what = '';
       const over5ms = entries.filter((e) => Number(e[2]) > 5000).length;
