@@ -27,8 +27,17 @@ export function jobFields(queue: string, r: Reply[], at: number, leaseUntil: num
     group: r[at + 1] as string,
     attempt: Number(r[at + 2]),
     leaseUntil,
-    submittedAt: splitAt(r[at + 4]).submitted || mintTimeOf(r[at] as string),
+    submittedAt: 0,
   };
+  // NOTE: most rows have no `at` ('0': the id's mint time); only those split it (see splitAt).
+  const stamp = r[at + 4];
+  if (stamp === '0' || stamp == null) {
+    job.submittedAt = mintTimeOf(job.id);
+  } else {
+    const { submitted, ready } = splitAt(stamp);
+    job.submittedAt = submitted || mintTimeOf(job.id);
+    if (ready !== undefined) setJobReadyAt(job as LaneJob, ready);
+  }
   if (lastError) job.lastError = lastError;
   return job;
 }
@@ -45,12 +54,6 @@ export function toJob(queue: string, r: Reply[], at: number, leaseUntil: number)
   const job = jobFields(queue, r, at, leaseUntil, stored) as LaneJob;
   job.payload = payload;
   if (stored.tc !== undefined) setJobTraceContext(job, stored.tc);
-  // NOTE: only a row marked by markReady has a ':' (a plain submit's `at` has none, most rows no `at`).
-  const stamp = r[at + 4];
-  if (typeof stamp === 'string' && stamp.includes(':')) {
-    const { ready } = splitAt(stamp);
-    if (ready !== undefined) setJobReadyAt(job, ready);
-  }
   return job;
 }
 
