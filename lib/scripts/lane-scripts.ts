@@ -107,12 +107,14 @@ export class LaneScripts {
     }
   }
 
-  private async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[]): Promise<Reply> {
+  /** Runs a script; a server error becomes an EchoMqError naming `op`, `queue` and the key `prefix` (for ACL advice). */
+  private async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[],
+    prefix = keys[0].slice(0, keys[0].indexOf(':{'))): Promise<Reply> {
     const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name, this.compat)];
     try {
       return await call.call(this.client, ...keys, ...args);
     } catch (err) {
-      throw fromServerError(op, queue, keys[0].slice(0, keys[0].indexOf(':{')), err);
+      throw fromServerError(op, queue, prefix, err);
     }
   }
 
@@ -256,13 +258,8 @@ export class LaneScripts {
    * lua/nodeLease-1.lua): the number taken (-1 - n when all are held), or 1 / 0 for renew and release.
    */
   async nodeLease(leasesKey: string, action: 'take' | 'renew' | 'release', token: string, leaseMs: number, node = -1): Promise<number> {
-    const prefix = leasesKey.slice(0, leasesKey.lastIndexOf(':'));
-    const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf('nodeLease', this.compat)];
-    try {
-      return Number(await call.call(this.client, leasesKey, action, token, leaseMs, node));
-    } catch (err) {
-      throw fromServerError(`the job-id node lease (${action})`, '', prefix, err);
-    }
+    return Number(await this.run(`the job-id node lease (${action})`, '', 'nodeLease', [leasesKey], [action, token, leaseMs, node],
+      leasesKey.slice(0, leasesKey.lastIndexOf(':'))));
   }
 
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {
