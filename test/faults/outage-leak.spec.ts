@@ -20,7 +20,22 @@ function settledHeap(): number {
   return process.memoryUsage().heapUsed;
 }
 
-const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+const activeTimers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+/**
+ * Timers alive in the whole process, the fewest seen over ten samples. At any one instant the
+ * loop's backoff sleep may be pending or not, and jest's own timers come and go (a single sample
+ * once read 3 before and 5 after); a timer leaked per failed claim would be in every sample, a
+ * thousand of them.
+ */
+async function timers(): Promise<number> {
+  let fewest = activeTimers();
+  for (let i = 0; i < 10; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    fewest = Math.min(fewest, activeTimers());
+  }
+  return fewest;
+}
 
 /**
  * An outage that lasts: every claim of the loop is refused by the server (its ACL user may touch
@@ -70,16 +85,23 @@ describe('faults: a thousand failed claims leave nothing behind', () => {
     loop.start();
     try {
       await waitFor('100 failed claims', () => failuresLogged(100), { timeoutMs: 20_000, intervalMs: 5 });
-      const before = { listeners: getEventListeners(signal, 'abort').length, timers: timers(), heap: settledHeap() };
+      const before = { listeners: getEventListeners(signal, 'abort').length, timers: await timers(), heap: settledHeap() };
       await waitFor('1,100 failed claims', () => failuresLogged(1_100), { timeoutMs: 60_000, intervalMs: 5 });
-      const after = { listeners: getEventListeners(signal, 'abort').length, timers: timers(), heap: settledHeap() };
+      const after = { listeners: getEventListeners(signal, 'abort').length, timers: await timers(), heap: settledHeap() };
+      await waitFor('2,100 failed claims', () => failuresLogged(2_100), { timeoutMs: 60_000, intervalMs: 5 });
+      const later = settledHeap();
+      const growth = [after.heap - before.heap, later - after.heap];
       report(`1,000 failed claims: abort listeners ${before.listeners} -> ${after.listeners}, timers ${before.timers} -> ${after.timers}, `
-        + `heap ${(before.heap / 1e6).toFixed(2)} -> ${(after.heap / 1e6).toFixed(2)} MB, warnings ${warnings.length}`);
+        + `heap growth per thousand ${growth.map((g) => (g / 1e6).toFixed(2)).join(', ')} MB, warnings ${warnings.length}`);
       expect(after.listeners).toBeLessThanOrEqual(1);
+      // NOTE: besides jest's test timeout, the loop's interval and this sampler's own sleep, the
+      // backoff sleep may be pending in every sample of one reading and in none of the other.
       expect(after.timers).toBeLessThanOrEqual(before.timers + 1);
       expect(warnings).toEqual([]);
-      // NOTE: measured: 1,000 kept listeners grew the settled heap by ~0.8 MB; flat is ~0.2 MB of noise.
-      expect(after.heap - before.heap).toBeLessThan(500_000);
+      // NOTE: measured: 1,000 kept listeners grew the settled heap by ~0.8 MB a thousand; flat is
+      // ~0.2 MB (the captured log lines). A leak grows both thousands; warm-up (a first run read
+      // 0.55 MB) grows only the first, so the smaller of the two is the one held to the bound.
+      expect(Math.min(...growth)).toBeLessThan(500_000);
     } finally {
       process.off('warning', onWarning);
       await loop.stop(1_000);
