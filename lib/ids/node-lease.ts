@@ -6,6 +6,8 @@ import { jobIdNode, setJobIdNode } from './job-id';
 /** How long a number stays held without renewal: a process stalled this long may lose it. */
 export const NODE_LEASE_MS = 10 * 60_000;
 
+const every = (ms: number): string => (ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 1_000)} s`);
+
 /**
  * @internal This process's job-id node number, held on the server as a lease (lua/nodeLease-1.lua)
  * while the module runs: no other live process is handed the same number, so no two mint the same
@@ -14,6 +16,10 @@ export const NODE_LEASE_MS = 10 * 60_000;
 export class JobIdNodeLease {
   private readonly token = randomBytes(12).toString('hex');
   private held?: number;
+  /** True while all numbers were held and this process mints with a shared one. */
+  private sharing = false;
+  /** Set by release: a take still on the wire then gives its number straight back. */
+  private released = false;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -23,31 +29,50 @@ export class JobIdNodeLease {
     private readonly leaseMs = NODE_LEASE_MS,
   ) {}
 
+  /** Renewals come ten times a lease, so a few failed ones in a row still keep the number. */
+  private get renewEveryMs(): number {
+    return Math.max(Math.floor(this.leaseMs / 10), 1);
+  }
+
   /** The number held, undefined while none is. */
   get node(): number | undefined {
     return this.held;
   }
 
-  /** Takes a free number and mints with it; when all 1,024 are held, mints with a shared one and warns. */
+  /**
+   * Takes a free number and mints with it. When all 1,024 are held it mints with a shared one, says
+   * so once, and asks again at every renewal until a number comes free.
+   */
   async take(): Promise<void> {
     const n = await this.scripts.nodeLease(this.key, 'take', this.token, this.leaseMs);
-    if (n < 0) {
-      setJobIdNode(-1 - n);
-      this.logger.warn(`All 1,024 job-id node numbers are held by live processes (${this.key}); this one mints with ${jobIdNode()}, which another process holds too. Ids it mints itself are still never lost (a colliding submit mints again), but an id handed to submit as opts.jobId may be another process's.`);
+    if (this.released) {
+      if (n >= 0) await this.scripts.nodeLease(this.key, 'release', this.token, this.leaseMs, n).catch(() => undefined);
       return;
     }
-    this.held = n;
-    setJobIdNode(n);
+    if (n < 0) {
+      if (!this.sharing) {
+        this.sharing = true;
+        setJobIdNode(-1 - n);
+        this.logger.warn(`All 1,024 job-id node numbers are held by live processes (${this.key}); this one mints with ${jobIdNode()}, which another process holds too, and asks again every ${every(this.renewEveryMs)}. Ids it mints itself are still never lost (a colliding submit mints again), but an id handed to submit as opts.jobId may be another process's.`);
+      }
+    } else {
+      this.held = n;
+      setJobIdNode(n);
+      if (this.sharing) this.logger.log(`A job-id node number came free (${this.key}); this process now mints with ${n}, its own.`);
+      this.sharing = false;
+    }
     if (!this.timer) {
-      this.timer = setInterval(() => void this.renew(), Math.max(Math.floor(this.leaseMs / 10), 1));
+      this.timer = setInterval(() => void this.renew(), this.renewEveryMs);
       this.timer.unref();
     }
   }
 
   /** Gives the number back, so that a process started next can have it. */
   async release(): Promise<void> {
+    this.released = true;
     clearInterval(this.timer);
     this.timer = undefined;
+    this.sharing = false;
     const n = this.held;
     this.held = undefined;
     if (n === undefined) return;
@@ -60,8 +85,11 @@ export class JobIdNodeLease {
 
   private async renew(): Promise<void> {
     const n = this.held;
-    if (n === undefined) return;
     try {
+      if (n === undefined) {
+        if (this.sharing) await this.take();
+        return;
+      }
       if (await this.scripts.nodeLease(this.key, 'renew', this.token, this.leaseMs, n)) return;
       // NOTE: the lease ran out (this process stalled for longer than it) and may be another's now.
       this.held = undefined;

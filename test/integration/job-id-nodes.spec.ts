@@ -83,17 +83,38 @@ describe('job-id node numbers held as leases', () => {
     expect((await holder(n))[0]).toBe('other');
   });
 
-  it('with all 1,024 numbers held, mints with the one its search started at and says so', async () => {
+  it('with all 1,024 numbers held, mints with the one its search started at, says so once, and takes a number that comes free', async () => {
     const ends = (await serverTimeMs(engine.client)) + 60_000;
     const fields: string[] = ['next', '9'];
     for (let n = 0; n < 1024; n++) fields.push(String(n), `other ${ends}`);
     await engine.client.hset(KEY, ...fields);
     const logger = new CapturingLogger();
-    const l = lease(60_000, logger);
+    // A 300 ms lease: it asks again every 30 ms.
+    const l = lease(300, logger);
     await l.take();
     expect(l.node).toBeUndefined();
     expect(jobIdNode()).toBe(9);
     expect(logger.text('warn')).toContain('All 1,024 job-id node numbers are held');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(l.node).toBeUndefined();
+    expect(jobIdNode()).toBe(9);
+    expect(logger.text('warn').match(/All 1,024/g)).toHaveLength(1);
+    // Its holder gives 700 back: the next ask takes it, and mints with it from then on.
+    await engine.client.hdel(KEY, '700');
+    await until(() => l.node !== undefined, 2_000, 'the freed number taken');
+    expect(l.node).toBe(700);
+    expect(jobIdNode()).toBe(700);
+    expect((await holder(700))[0]).toMatch(/^[0-9a-f]{24}$/);
+    expect(logger.text('log')).toContain('now mints with 700, its own');
+  });
+
+  it('a take still on the wire when the lease is given back gives its number straight back', async () => {
+    const l = lease();
+    const taking = l.take();
+    await l.release();
+    await taking;
+    expect(l.node).toBeUndefined();
+    expect(await engine.client.hlen(KEY)).toBe(1); // only `next`
   });
 
   it('the module takes a number when the app starts and gives it back when it closes', async () => {
