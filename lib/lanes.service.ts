@@ -16,7 +16,7 @@ import { LaneJobs } from './lanes/jobs';
 import { LaneWaiting } from './lanes/waiting';
 import { EchoMqConnections } from './redis/echomq-connections';
 import { LaneRecovery } from './lanes/recovery';
-import { prepareServer } from './lanes/server-setup';
+import { adoptLanes, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
 import { nodeLeaseKey } from './redis/lane-keys';
 import type { LaneKeys } from './redis/lane-keys';
@@ -69,6 +69,11 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
   /** @internal Takes a job-id node number no other live process holds, and checks the eviction policy. */
   async onModuleInit(): Promise<void> {
     await prepareServer(this.ctx, this.nodeLease, this.logger);
+  }
+
+  /** @internal Indexes the lanes of queues written before 0.2 (see lanes/server-setup.ts). */
+  adoptLanes(queues: string[]): Promise<void> {
+    return adoptLanes(this.ctx, queues, this.logger);
   }
 
   /** @internal Gives the job-id node number back (before the connections close). */

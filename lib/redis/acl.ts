@@ -16,6 +16,8 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hincrby', 'hkeys', 'hlen', 'hexists',
   'llen', 'lindex', 'lpos', 'lrange', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem', 'ltrim',
   'sadd', 'srem', 'sismember', 'smembers', 'scard',
+  // sscan, hscan: adoptLanes pages through a queue written before 0.2 at boot
+  'sscan', 'hscan',
   'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore', 'zincrby', 'zrank',
 ];
 

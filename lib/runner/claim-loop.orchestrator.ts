@@ -27,7 +27,10 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     this.logger = echoMqLogger(options);
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.loops.length > 0) return;
+    // NOTE: before the loops claim, so a queue from before 0.2 is counted before anything moves in it.
+    await this.lanes.adoptLanes(this.queues());
     if (this.loops.length > 0) return;
     for (const consumer of this.explorer.getConsumers()) {
       const blocking = this.connections.open(`echomq:${consumer.queue}:wait`);

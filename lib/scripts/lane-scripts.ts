@@ -70,6 +70,7 @@ export const SCRIPT_OF = {
   scanLanes: 'laneRows',
   stats: 'readStats',
   nodeLease: 'nodeLease',
+  adoptLanes: 'adoptLanes',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -260,6 +261,16 @@ export class LaneScripts {
   async nodeLease(leasesKey: string, action: 'take' | 'renew' | 'release', token: string, leaseMs: number, node = -1): Promise<number> {
     return Number(await this.run(`the job-id node lease (${action})`, '', 'nodeLease', [leasesKey], [action, token, leaseMs, node],
       leasesKey.slice(0, leasesKey.lastIndexOf(':'))));
+  }
+
+  /**
+   * Indexes a page of the lanes a queue written before 0.2 has (see lua/adoptLanes-11.lua): true
+   * when the queue is done, now or before.
+   */
+  async adoptLanes(k: LaneKeys, count: number): Promise<boolean> {
+    return Number(await this.run('adopting the lanes of a queue written before 0.2', k.queue, 'adoptLanes',
+      [k.meta, k.index, k.stats, k.ringSet, k.paused, k.gactive, k.limit, k.weight, k.active, k.schedule, k.dead],
+      [k.base, count])) === 1;
   }
 
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {
