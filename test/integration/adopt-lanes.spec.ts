@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Type } from '@nestjs/common';
 import type IORedis from 'ioredis';
 import { LaneConsumer } from '../../lib/decorators';
 import type { LaneJob } from '../../lib/interfaces';
@@ -145,23 +145,21 @@ describe('a queue written before 0.2, brought into the lane index at boot', () =
   });
 });
 
+/** A consumer of `queue` that notes the id of every job it is handed in `served`. */
+function servingWorker(queue: string, served: Set<string>): Type<unknown> {
+  @LaneConsumer(queue, { concurrency: 4 })
+  @Injectable()
+  class ServingWorker {
+    handle(job: LaneJob): void {
+      served.add(job.id);
+    }
+  }
+  return ServingWorker;
+}
+
 const UPGRADED = `upgraded-${process.pid}`;
+const served = new Set<string>();
+const UpgradedWorker = servingWorker(UPGRADED, served);
 const OLD_ACL = `old-acl-${process.pid}`;
 const servedOld = new Set<string>();
-
-@LaneConsumer(OLD_ACL, { concurrency: 4 })
-@Injectable()
-class OldAclWorker {
-  handle(job: LaneJob): void {
-    servedOld.add(job.id);
-  }
-}
-const served = new Set<string>();
-
-@LaneConsumer(UPGRADED, { concurrency: 8 })
-@Injectable()
-class UpgradedWorker {
-  handle(job: LaneJob): void {
-    served.add(job.id);
-  }
-}
+const OldAclWorker = servingWorker(OLD_ACL, servedOld);
