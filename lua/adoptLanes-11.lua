@@ -45,8 +45,9 @@ local counting
 if not at then
   -- NOTE: the first call of all decides whether this queue's jobs from before are counted.
   counting = not rcall('HGET', KEYS[3], 'submitted')
-  local inFlight = rcall('ZCARD', KEYS[9]) + rcall('ZCARD', KEYS[10]) + rcall('ZCARD', KEYS[11])
-  if counting then rcall('HINCRBY', KEYS[3], 'submitted', inFlight) end
+  if counting then
+    rcall('HINCRBY', KEYS[3], 'submitted', rcall('ZCARD', KEYS[9]) + rcall('ZCARD', KEYS[10]) + rcall('ZCARD', KEYS[11]))
+  end
   at = '4:0:' .. (counting and 'c' or 'n')
 end
 local source, cursor, mode = string.match(at, '^(%d+):(%d+):([cn])$')
