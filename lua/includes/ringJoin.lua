@@ -10,11 +10,12 @@
   (`tokens` of them when the caller added that many jobs at once).
   `filled` is true when the caller has just added to the lane (it is then known to be non-empty).
   In compat mode the ring set cannot be trusted (another writer moves lanes on and off the ring
-  without it). A submit (`filled`) still needs no scan, because both writers keep an empty lane off
-  the ring and a serviceable one on it (bar a lane parked by its rate): a lane the submit made
-  non-empty is not on the ring yet, and one that already had work is on it, or parked. A caller
-  that knows where the lane was says so in `placed` ('on' or 'off' the ring; see reopenLane and
-  submitMany), in either mode: a lane 'on' the ring only gets its wake token.
+  without it). A submit or a promoted due job (`filled`) still needs no scan, because both writers
+  keep an empty lane off the ring and a serviceable one on it (bar a lane parked by its rate): a
+  lane the job made non-empty is not on the ring yet, and one that already had work is on it, or
+  parked. A caller that knows where the lane was says so in `placed` ('on' or 'off' the ring; see
+  reopenLane, submitMany and laneTimers), in either mode: a lane 'on' the ring only gets its wake
+  token.
   Every other join reads membership from the ring list (LPOS, O(ring length), as the reference
   does); a lane its rate parked may then rejoin, and the next claim that reaches it parks it again.
   Returns 1 when the lane joined the ring, 0 otherwise.

@@ -106,6 +106,19 @@ describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
     expect(seen.compat).toEqual({ ring: 'abc', order: 'abcabc' });
   });
 
+  it('double ring: a delayed job that falls due into a lane the other writer put on the ring does not push it again', async () => {
+    const q = queues.queue();
+    await foreign.enqueue(q, 'a', mintJobId(), '{"i":1}');
+    await compat.submit(q, 'a', { i: 2 }, { delayMs: 100 });
+    await compat.submit(q, 'b', { i: 1 }, { delayMs: 100 });
+    await compat.submit(q, 'b', { i: 2 }, { delayMs: 100 });
+    expect(await ring(q)).toEqual(['a']);
+    await waitPastServerTime(client, (await serverTimeMs(client)) + 150);
+    expect(await compat.promote(q)).toBe(3);
+    expect(await ring(q)).toEqual(['a', 'b']);
+    expect(await compat.lane(q, 'b')).toMatchObject({ pending: 2, inRing: true });
+  });
+
   it('double ring: a hand-back to a lane the other writer put on the ring pushes it again only without compat', async () => {
     const seen: Record<string, unknown> = {};
     for (const [mode, lanes] of modes()) {
@@ -190,6 +203,28 @@ describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
     expect(await compat.position(q, id)).toMatchObject({ laneRank: 0, ringIndex: 1, ringLength: 2, ahead: 1, exact: true });
     expect((await foreign.claim(q))?.group).toBe('b');
     expect((await foreign.claim(q))?.group).toBe('a');
+  });
+
+  it('timers: ended pauses all rejoin in one call (no ring scan: a lane paused until now is off it); reopened rate windows (each join scans the ring) 2 a call', async () => {
+    const q = queues.queue();
+    for (const g of ['r0', 'r1', 'r2', 'r3', 'r4']) {
+      await compat.rate(q, g, { max: 1, perMs: 200 });
+      await compat.submitMany(q, [{ group: g, payload: 1 }, { group: g, payload: 2 }]);
+    }
+    expect((await compat.claimMany(q, 5)).jobs).toHaveLength(5);
+    for (const g of ['p0', 'p1', 'p2']) {
+      await compat.submit(q, g, 1);
+      await compat.pause(q, g, { forMs: 200 });
+    }
+    // The other writer resumes p2 itself, putting it back on the ring: our timer must not push it twice.
+    await foreign.resume(q, 'p2');
+    expect(await ring(q)).toEqual(['p2']);
+    await waitPastServerTime(client, (await serverTimeMs(client)) + 300);
+    expect((await compat.stats(q)).ringLength).toBe(3 + 2);
+    expect((await compat.stats(q)).ringLength).toBe(3 + 4);
+    expect((await compat.stats(q)).ringLength).toBe(3 + 5);
+    const lanesOnRing = await ring(q);
+    expect([...lanesOnRing].sort()).toEqual(['p0', 'p1', 'p2', 'r0', 'r1', 'r2', 'r3', 'r4']);
   });
 
   it('compat mode reads inRing and the lane list from the ring itself', async () => {
