@@ -27,7 +27,9 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, tonumber(due[i + 1]))
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
-      ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+      -- NOTE: filled, as a submit's: the lane has just gained a job, so in compat mode its depth says
+      -- where it is and no ring scan is needed.
+      ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, true)
       if not added[group] then
         added[group] = 0
         groups[#groups + 1] = group
