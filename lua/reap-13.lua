@@ -29,7 +29,7 @@
 ]]
 local rcall = redis.call
 --- @include "nowMs"
---- @include "ringJoin"
+--- @include "ringRejoin"
 --- @include "releaseActive"
 --- @include "strayJob"
 --- @include "indexForget"
@@ -54,8 +54,8 @@ for i = 1, #expired do
       now, { dead = KEYS[7], pending = KEYS[13], stats = KEYS[9] })
   else
     local left = releaseActive(KEYS[2], KEYS[1], group, id)
-    local used = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0)
-    if used >= (tonumber(row[4]) or defaultMax) then
+    local spent = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0) >= (tonumber(row[4]) or defaultMax)
+    if spent then
       buryJob(base, jobKey, id, group, 'lease expired on attempt ' .. (row[2] or '?'), now, KEYS[7], KEYS[9], row[6])
       if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11], KEYS[12]) end
     else
@@ -64,7 +64,7 @@ for i = 1, #expired do
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
       rcall('ZINCRBY', KEYS[10], '1', group)
     end
-    ringJoin(base, group, KEYS[5], KEYS[6], KEYS[4], KEYS[3], KEYS[2], KEYS[8])
+    ringRejoin(base, group, left, not spent, KEYS[5], KEYS[6], KEYS[4], KEYS[3], KEYS[2], KEYS[8])
   end
 end
 if #expired > 0 then rcall('HINCRBY', KEYS[9], 'reaped', string.format('%d', #expired)) end

@@ -119,6 +119,24 @@ describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
     expect(await compat.lane(q, 'b')).toMatchObject({ pending: 2, inRing: true });
   });
 
+  it('reap: expired leases put their lanes back on the ring once each, at a ceiling or not, in both modes', async () => {
+    for (const [, lanes] of modes()) {
+      const q = queues.queue();
+      await lanes.limit(q, 'c', 2);
+      await lanes.submitMany(q, [1, 2, 3, 4].map((i) => ({ group: 'c', payload: i })));
+      await lanes.submit(q, 'e', 1);
+      await lanes.submitMany(q, [1, 2].map((i) => ({ group: 'w', payload: i })));
+      await foreign.enqueue(q, 'f', mintJobId(), '{"i":1}');
+      const held = (await lanes.claimMany(q, 6, { leaseMs: 1 })).jobs;
+      expect(held.map((j) => j.group).sort()).toEqual(['c', 'c', 'e', 'f', 'w', 'w']);
+      expect(await ring(q)).toEqual([]); // c at its ceiling, the others emptied
+      await waitPastServerTime(client, (await serverTimeMs(client)) + 20);
+      expect(await lanes.reap(q)).toBe(6);
+      expect([...(await ring(q))].sort()).toEqual(['c', 'e', 'f', 'w']);
+      expect(await lanes.lane(q, 'c')).toMatchObject({ pending: 4, active: 0 });
+    }
+  });
+
   it('double ring: a hand-back to a lane the other writer put on the ring pushes it again only without compat', async () => {
     const seen: Record<string, unknown> = {};
     for (const [mode, lanes] of modes()) {
