@@ -15,8 +15,11 @@ export const SUBMIT_CHUNK = 500;
 export const CLAIM_BATCH_MAX = 1_000;
 /** @internal Due scheduled jobs a claim promotes first, at most. */
 export const PROMOTE_PER_CLAIM = 100;
-/** @internal Expired leases one reap script call handles, at most. */
-export const REAP_PER_CALL = 500;
+/**
+ * @internal Expired leases (or due jobs) one reap (or promote) script call handles, at most; the
+ * caller calls again. One reap of 500 took 8.2 ms of server time, of 200 4.0 ms; 100 keeps a call near 2 ms.
+ */
+export const REAP_PER_CALL = 100;
 /** @internal Byte limit of queue and group names. */
 export const NAME_MAX_BYTES = 200;
 /** @internal Byte limit of a dedup key. */
