@@ -13,6 +13,11 @@ export const DEFAULT_PREFIX = 'emq';
 export const SUBMIT_CHUNK = 500;
 /** @internal Jobs one claim script may serve at most: bounded work per call; callers call again. */
 export const CLAIM_BATCH_MAX = 1_000;
+/**
+ * @internal Jobs one claimMany script call asks for: a larger claimMany makes several calls. One
+ * claim script of 1,000 jobs took 10.8 ms of server time; 250 keep a call under 3 ms.
+ */
+export const CLAIM_CHUNK = 250;
 /** @internal Due scheduled jobs a claim promotes first, at most. */
 export const PROMOTE_PER_CLAIM = 100;
 /**

@@ -1,4 +1,4 @@
-import { CLAIM_BATCH_MAX, PROMOTE_PER_CLAIM } from '../echomq.constants';
+import { CLAIM_BATCH_MAX, CLAIM_CHUNK, PROMOTE_PER_CLAIM } from '../echomq.constants';
 import type { ClaimOptions, LaneJob, WeightedClaimManyOptions, WeightedClaimOptions } from '../interfaces';
 import { checkInt, checkOptInt, checkOptions } from '../validation/validate';
 import type { LaneContext } from './lane-context';
@@ -21,11 +21,17 @@ export class LaneClaims {
     const n = checkInt('count', count, 1, CLAIM_BATCH_MAX, k.queue);
     const o = checkOptions<ClaimOptions>('opts', opts, k.queue);
     const leaseMs = this.leaseOf(k.queue, o);
-    let { jobs, dueInMs, buried } = await this.ctx.scripts.claim(k, leaseMs, n, PROMOTE_PER_CLAIM);
-    for (let i = 0; i < REFILLS && buried > 0 && jobs.length < n; i++) {
-      const more = await this.ctx.scripts.claim(k, leaseMs, n - jobs.length, PROMOTE_PER_CLAIM);
-      jobs = jobs.concat(more.jobs);
-      ({ dueInMs, buried } = more);
+    const jobs: LaneJob[] = [];
+    let dueInMs = -1;
+    let refills = 0;
+    // NOTE: a chunk at a time, so no one script runs long; a short chunk means the ring ran dry,
+    // unless it dead-lettered jobs (payloads that are not JSON), whose places it then asks again.
+    while (jobs.length < n) {
+      const want = Math.min(CLAIM_CHUNK, n - jobs.length);
+      const got = await this.ctx.scripts.claim(k, leaseMs, want, PROMOTE_PER_CLAIM);
+      for (const job of got.jobs) jobs.push(job);
+      dueInMs = got.dueInMs;
+      if (got.jobs.length < want && (got.buried === 0 || refills++ >= REFILLS)) break;
     }
     return { jobs, dueInMs };
   }

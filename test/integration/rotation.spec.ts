@@ -126,4 +126,25 @@ describe('claim: the ring rotation', () => {
     expect(await client.lrange(keysOf(many).ring, 0, -1)).toEqual(await client.lrange(keysOf(single).ring, 0, -1));
     expect(await client.hgetall(keysOf(many).gactive)).toEqual(await client.hgetall(keysOf(single).gactive));
   });
+
+  it('claimMany of more than one script call\'s worth (250) serves the same as claims in a row, across the calls', async () => {
+    const single = queues.queue();
+    const many = queues.queue();
+    for (const q of [single, many]) {
+      await lanes.limit(q, 'cap', 3);
+      await lanes.submitMany(q, Array.from({ length: 700 }, (_, i) => ({ group: i % 7 === 0 ? 'cap' : `g${i % 40}`, payload: { i } })));
+    }
+    const one: string[] = [];
+    for (let i = 0; i < 600; i++) one.push(tag((await lanes.claim(single))!));
+    const { jobs } = await lanes.claimMany(many, 600);
+    expect(jobs).toHaveLength(600);
+    expect(jobs.map(tag)).toEqual(one);
+    // Asked for more than there is: it stops where claims in a row find the ring dry (the capped lane
+    // stays at its ceiling, its three jobs held).
+    const rest = await lanes.claimMany(many, 1_000);
+    const restOne: string[] = [];
+    for (let job = await lanes.claim(single); job; job = await lanes.claim(single)) restOne.push(tag(job));
+    expect(rest.jobs.length).toBeGreaterThan(0);
+    expect(rest.jobs.map(tag)).toEqual(restOne);
+  });
 });
