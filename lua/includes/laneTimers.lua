@@ -3,8 +3,8 @@
 --[[
   laneTimers(base, now, k) -> nextAt (-1 when none), rated
   Applies the lane timers that are due, at most 32 per call (in compat mode at most 2 that reopen a
-  rated lane, whose join scans the ring), and returns when the next one falls
-  due, so an idle consumer can block until then. `p:<group>` ends a timed pause (the lane resumes
+  rated lane, whose join scans the ring), and returns when the next one falls due, so an idle
+  consumer can block until then. `p:<group>` ends a timed pause (the lane resumes
   exactly as resume would); `r:<group>` reopens a lane its rate had parked (it leaves the ring
   set it was kept in and rejoins the ring at the tail when serviceable). `rated` tells whether any
   lane of the queue has a rate ceiling. While one has, the set holds a marker member '~rate' with a
