@@ -42,6 +42,17 @@ describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
     expect(seen.compat).toEqual({ ring: ['a'], claimed: { i: 2 } });
   });
 
+  it('stranded lane: one left off the ring before compat was on comes back with a release of one of its jobs', async () => {
+    const q = queues.queue();
+    await compat.submitMany(q, [{ group: 'a', payload: 1 }, { group: 'a', payload: 2 }]);
+    const held = (await compat.claim(q))!;
+    // A writer without compat took the lane off the ring while it still had work: stranded.
+    await client.lrem(keysOf(q).ring, 0, 'a');
+    expect(await compat.lane(q, 'a')).toMatchObject({ pending: 1, inRing: false });
+    expect(await compat.release(q, held.id, held.attempt)).toBe(true);
+    expect(await ring(q)).toEqual(['a']);
+  });
+
   it('stranded lane: a lane the other writer paused comes back with our resume', async () => {
     const seen: Record<string, unknown> = {};
     for (const [mode, lanes] of modes()) {
