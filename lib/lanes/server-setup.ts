@@ -24,6 +24,12 @@ export async function prepareServer(ctx: LaneContext, nodeLease: JobIdNodeLease,
     if (client.status === 'end') return;
     logger.warn(`Could not take a job-id node number from the server; keeping a random one (${(err as Error).message}).`);
   }
+  // NOTE: the server is not reachable yet (the lease above waited for it in vain): no second wait
+  // for a check that only warns.
+  if (!isReady(client)) {
+    logger.log('Redis is not reachable yet, so maxmemory-policy was not checked; make sure it is noeviction.');
+    return;
+  }
   try {
     const nodes = 'nodes' in client ? (client as { nodes(role: string): RedisClient[] }).nodes('master') : [client];
     const reply = (await withTimeout((nodes[0] ?? client).config('GET', 'maxmemory-policy'), SETUP_TIMEOUT_MS)) as string[];
@@ -39,8 +45,9 @@ export async function prepareServer(ctx: LaneContext, nodeLease: JobIdNodeLease,
 /**
  * @internal Brings the consumers' queues written before 0.2 into the 0.2 keyspace (lane index and
  * totals; see lua/adoptLanes-11.lua), a page of lanes per call, before the claim loops start: a queue
- * already done costs one call. Waits at most a few seconds (an unreachable server must not hold the
- * boot); the rest then goes on behind the loops, and whatever is left the next boot picks up.
+ * already done costs one call. Waits at most a few seconds, and not at all while the connection is not
+ * up (an unreachable server must not hold the boot); the rest then goes on behind the loops, and
+ * whatever is left the next boot picks up.
  */
 export async function adoptLanes(ctx: LaneContext, queues: string[], logger: LoggerService): Promise<void> {
   const adopting = Promise.all(queues.map(async (queue) => {
@@ -54,18 +61,34 @@ export async function adoptLanes(ctx: LaneContext, queues: string[], logger: Log
     if (ctx.client.status === 'end') return;
     logger.warn(`Could not index the lanes of a queue written before 0.2; scanLanes, topLanes and stats().pending leave them out until a boot does. If the server refused a command, the ACL user was made for 0.1: grant it +sscan +hscan too (the README's ACL line has every right). ${(err as Error).message}`);
   };
+  // NOTE: a connection not up yet (the server is down at boot) has already held the boot for the
+  // node lease; the walk then goes on behind the loops once the server answers.
+  if (!isReady(ctx.client)) {
+    adopting.catch(failed);
+    return;
+  }
   try {
     await withTimeout(adopting, SETUP_TIMEOUT_MS);
   } catch (err) {
-    if ((err as Error).message.startsWith('no answer within')) adopting.catch(failed);
+    if (err instanceof NoAnswer) adopting.catch(failed);
     else failed(err);
+  }
+}
+
+/** Whether the connection is up now (a function, so that the status is read afresh each time). */
+const isReady = (client: RedisClient): boolean => client.status === 'ready';
+
+/** What withTimeout rejects with when the time is up (the promise itself may still settle later). */
+class NoAnswer extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms`);
   }
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new NoAnswer(ms)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

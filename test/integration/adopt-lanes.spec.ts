@@ -8,6 +8,7 @@ import { echoMqAclRules } from '../../lib/redis/acl';
 import { engineFixture, keysOf } from '../support/engine';
 import { lanesOn, snapshot } from '../support/lanes';
 import { bootApp, until } from '../support/nest';
+import { TestRedisServer } from '../support/redis-server';
 
 /**
  * A queue as 0.1 left it: lanes, ring, settings, active, scheduled and dead jobs, and none of what
@@ -143,6 +144,30 @@ describe('a queue written before 0.2, brought into the lane index at boot', () =
       await app.close();
     }
   });
+
+  it('a boot while the server is down is not held by the walk, which ends once the server is back', async () => {
+    const server = await TestRedisServer.start();
+    await server.kill();
+    const started = Date.now();
+    const { app } = await bootApp(server.url, [DownWorker]);
+    try {
+      // NOTE: the job-id node lease alone holds such a boot 3 s; the walk and the eviction-policy
+      // check wait for no server that is not there (they took 3 s each).
+      expect(Date.now() - started).toBeLessThan(5_500);
+      await server.launch();
+      const client = server.client();
+      try {
+        await until(async () => (await client.hget(keysOf(DOWN).meta, 'adopt')) === 'done', 10_000, 'the walk done');
+        await app.get(LanesServiceToken).submit(DOWN, 'g', { n: 1 });
+        await until(() => servedDown.size === 1, 10_000, 'the job served');
+      } finally {
+        await client.quit();
+      }
+    } finally {
+      await app.close();
+      await server.stop();
+    }
+  }, 30_000);
 });
 
 /** A consumer of `queue` that notes the id of every job it is handed in `served`. */
@@ -163,3 +188,6 @@ const UpgradedWorker = servingWorker(UPGRADED, served);
 const OLD_ACL = `old-acl-${process.pid}`;
 const servedOld = new Set<string>();
 const OldAclWorker = servingWorker(OLD_ACL, servedOld);
+const DOWN = `down-${process.pid}`;
+const servedDown = new Set<string>();
+const DownWorker = servingWorker(DOWN, servedDown);
