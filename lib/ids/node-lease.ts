@@ -6,6 +6,9 @@ import { jobIdNode, setJobIdNode } from './job-id';
 /** How long a number stays held without renewal: a process stalled this long may lose it. */
 export const NODE_LEASE_MS = 10 * 60_000;
 
+/** How long the shutdown waits for the server to take the number back. */
+const RELEASE_WAIT_MS = 1_000;
+
 const every = (ms: number): string => (ms < 1_000 ? `${ms} ms` : `${Math.round(ms / 1_000)} s`);
 
 /**
@@ -76,11 +79,14 @@ export class JobIdNodeLease {
     const n = this.held;
     this.held = undefined;
     if (n === undefined) return;
-    try {
-      await this.scripts.nodeLease(this.key, 'release', this.token, this.leaseMs, n);
-    } catch {
-      // NOTE: the lease then ends on its own, leaseMs after its last renewal.
-    }
+    // NOTE: bounded (the server may be down at shutdown); unanswered or refused, the lease ends on
+    // its own, leaseMs after its last renewal.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.scripts.nodeLease(this.key, 'release', this.token, this.leaseMs, n).catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, RELEASE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   private async renew(): Promise<void> {

@@ -29,6 +29,20 @@ interface Held {
 
 const ERROR_BACKOFF = { baseMs: 50, maxMs: 5_000 };
 
+/** How long a stop waits for its hand-backs once the shutdown's own time is spent. */
+const GIVE_BACK_MS = 2_000;
+
+/** Waits for `promise` until `deadline` (ms since epoch): true when it settled by then. */
+async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(deadline - Date.now(), 0))));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * @internal One consumer's loop: claims (or wclaims) while it has free slots and there is work,
  * runs up to `concurrency` handlers, renews their leases, completes or fails each job, reaps
@@ -107,17 +121,14 @@ export class ClaimLoop {
     this.slotWaiter?.();
     // NOTE: disconnecting is how a BRPOP in flight is interrupted; the connection is the loop's own.
     this.deps.blocking.disconnect();
-    await this.loop;
+    // NOTE: one deadline for all of it: while the server is down, a claim or an ack in flight waits
+    // for it without end (ioredis holds commands until it reconnects), and the shutdown must not.
+    const deadline = Date.now() + timeoutMs;
+    let answered = await settledBy(this.loop ?? Promise.resolve(), deadline);
     // Claims still on their way back hand their jobs back as they land (closing is set).
-    await Promise.allSettled([...this.claims]);
-    const handlers = [...this.running.values()].map((h) => h.done);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(handlers),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-    ]);
-    clearTimeout(timer);
-    await Promise.allSettled([...this.settling]);
+    answered = answered && await settledBy(Promise.allSettled([...this.claims]), deadline);
+    await settledBy(Promise.allSettled([...this.running.values()].map((h) => h.done)), deadline);
+    answered = answered && await settledBy(Promise.allSettled([...this.settling]), deadline);
     clearInterval(this.renewTimer);
     const unfinished = [...this.running.values(), ...this.waiting.splice(0)];
     if (this.running.size > 0) {
@@ -125,7 +136,11 @@ export class ClaimLoop {
         `${this.consumer.name}: ${this.running.size} handler(s) still running after ${timeoutMs} ms; their jobs are handed back to be served again.`
       );
     }
-    await Promise.all(unfinished.map((h) => this.giveBack(h.job)));
+    const handedBack = await settledBy(Promise.all(unfinished.map((h) => this.giveBack(h.job))),
+      Math.max(deadline, Date.now() + GIVE_BACK_MS));
+    if (!answered || !handedBack) {
+      this.deps.logger.warn(`${this.consumer.name}: the server did not answer within ${timeoutMs} ms of the shutdown; stopping anyway. Jobs this process still held are served again once their leases end.`);
+    }
   }
 
   private async run(): Promise<void> {

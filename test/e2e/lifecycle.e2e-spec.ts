@@ -126,6 +126,26 @@ describe('lifecycle of claim loops', () => {
     expect(held.started[1]).toMatchObject({ id, attempt: 2 });
   });
 
+  it('app.close() while the server is down ends within its shutdown time instead of waiting for the server', async () => {
+    const own = await TestRedisServer.start();
+    try {
+      held.gate = gate();
+      held.started.length = 0;
+      const { app, logger } = await bootApp(own.url, [SlowWorker], { shutdownTimeoutMs: 300 });
+      await app.get(LanesService).submit('life-slow', 'a', 1);
+      await until(() => held.started.length === 1, 5_000, 'the handler to start');
+      await own.kill();
+      const closing = Date.now();
+      await app.close();
+      // NOTE: 300 ms for the handler, up to 2 s for the hand-back, up to 1 s for the node lease.
+      expect(Date.now() - closing).toBeLessThan(5_000);
+      expect(logger.text('warn')).toContain('the server did not answer within 300 ms of the shutdown; stopping anyway');
+    } finally {
+      held.gate.open();
+      await own.stop();
+    }
+  });
+
   it('fails the boot, naming the class, on misuse', async () => {
     @LaneConsumer('life-misuse')
     @Injectable()
