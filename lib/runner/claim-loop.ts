@@ -29,8 +29,11 @@ interface Held {
 
 const ERROR_BACKOFF = { baseMs: 50, maxMs: 5_000 };
 
-/** How long a stop waits for its hand-backs once the shutdown's own time is spent. */
-const GIVE_BACK_MS = 2_000;
+/**
+ * The least time a stop gives the server to answer (a claim or an ack in flight, the hand-backs),
+ * whatever shutdownTimeoutMs says: a server that is up answers in far less, one that is down never.
+ */
+const SERVER_WAIT_MS = 2_000;
 
 /** Waits for `promise` until `deadline` (ms since epoch): true when it settled by then. */
 async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
@@ -121,14 +124,16 @@ export class ClaimLoop {
     this.slotWaiter?.();
     // NOTE: disconnecting is how a BRPOP in flight is interrupted; the connection is the loop's own.
     this.deps.blocking.disconnect();
-    // NOTE: one deadline for all of it: while the server is down, a claim or an ack in flight waits
-    // for it without end (ioredis holds commands until it reconnects), and the shutdown must not.
-    const deadline = Date.now() + timeoutMs;
-    let answered = await settledBy(this.loop ?? Promise.resolve(), deadline);
+    // NOTE: bounded waits: while the server is down, a claim or an ack in flight waits for it without
+    // end (ioredis holds commands until it reconnects), and the shutdown must not.
+    const waitMs = Math.max(timeoutMs, SERVER_WAIT_MS);
+    const handlersBy = Date.now() + timeoutMs;
+    const serverBy = Date.now() + waitMs;
+    let answered = await settledBy(this.loop ?? Promise.resolve(), serverBy);
     // Claims still on their way back hand their jobs back as they land (closing is set).
-    answered = answered && await settledBy(Promise.allSettled([...this.claims]), deadline);
-    await settledBy(Promise.allSettled([...this.running.values()].map((h) => h.done)), deadline);
-    answered = answered && await settledBy(Promise.allSettled([...this.settling]), deadline);
+    answered = answered && await settledBy(Promise.allSettled([...this.claims]), serverBy);
+    await settledBy(Promise.allSettled([...this.running.values()].map((h) => h.done)), handlersBy);
+    answered = answered && await settledBy(Promise.allSettled([...this.settling]), serverBy);
     clearInterval(this.renewTimer);
     const unfinished = [...this.running.values(), ...this.waiting.splice(0)];
     if (this.running.size > 0) {
@@ -137,9 +142,9 @@ export class ClaimLoop {
       );
     }
     const handedBack = await settledBy(Promise.all(unfinished.map((h) => this.giveBack(h.job))),
-      Math.max(deadline, Date.now() + GIVE_BACK_MS));
+      Math.max(serverBy, Date.now() + SERVER_WAIT_MS));
     if (!answered || !handedBack) {
-      this.deps.logger.warn(`${this.consumer.name}: the server did not answer within ${timeoutMs} ms of the shutdown; stopping anyway. Jobs this process still held are served again once their leases end.`);
+      this.deps.logger.warn(`${this.consumer.name}: the server did not answer within ${waitMs} ms of the shutdown; stopping anyway. Jobs this process still held are served again once their leases end.`);
     }
   }
 

@@ -137,9 +137,10 @@ describe('lifecycle of claim loops', () => {
       await own.kill();
       const closing = Date.now();
       await app.close();
-      // NOTE: 300 ms for the handler, up to 2 s for the hand-back, up to 1 s for the node lease.
-      expect(Date.now() - closing).toBeLessThan(5_000);
-      expect(logger.text('warn')).toContain('the server did not answer within 300 ms of the shutdown; stopping anyway');
+      // NOTE: 300 ms for the handler, 2 s for the server (the least a stop gives it), 2 s more for
+      // the hand-back, up to 1 s for the node lease.
+      expect(Date.now() - closing).toBeLessThan(7_000);
+      expect(logger.text('warn')).toContain('the server did not answer within 2000 ms of the shutdown; stopping anyway');
     } finally {
       held.gate.open();
       await own.stop();
