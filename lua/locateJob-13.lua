@@ -23,7 +23,8 @@
   ARGV[3] exactUpTo  rings up to this many lanes get an exact `ahead` (1,000)
 
   Reply: { laneRank, ringIndex (-1 when out of the ring), ringLength, ahead, exact (0/1),
-  completedLastMinute }, or an empty array when the job is not pending.
+  rateCount, rateSpanMs }, or an empty array when the job is not pending: the completions of the
+  queue's current busy spell and the ms they took (see presentRate; 0, 0 without a rate).
   `ahead`: with one claimer that completes each job before its next claim, a job at rank r of a
   lane at ring index i is served after r jobs of its own lane and, for each other ring lane l at
   index j with depth d, min(d, r) jobs from the r whole turns before its own, plus one more when
@@ -38,7 +39,7 @@
 ]]
 local rcall = redis.call
 --- @include "nowMs"
---- @include "completedLastMinute"
+--- @include "presentRate"
 --- @include "laneTimers"
 
 local base, id, exactUpTo = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -77,4 +78,5 @@ else
   local before = math.min(at, others)
   ahead = ahead + before * (r + 1) + (others - before) * r
 end
-return { r, i or -1, ringLength, ahead, exact and 1 or 0, completedLastMinute(KEYS[4], now) }
+local rateCount, rateSpanMs = presentRate(KEYS[4], now)
+return { r, i or -1, ringLength, ahead, exact and 1 or 0, rateCount, rateSpanMs }

@@ -18,8 +18,9 @@ export class LaneJobs {
     const k = this.ctx.keysOf(queue);
     const p = await this.ctx.scripts.locate(k, checkJobId('jobId', jobId, k.queue), POSITION_EXACT_RING);
     if (!p) return null;
-    // NOTE: the rate is the last minute's completions, so a job's wait is ahead / (per-minute / 60 s).
-    const estimatedWaitMs = p.completedLastMinute > 0 ? Math.round((p.ahead * 60_000) / p.completedLastMinute) : null;
+    // NOTE: the rate is that of the queue's current busy spell (presentRate.lua), not the minute's
+    // average, which a quiet stretch before a burst would dilute: wait = ahead x span / count.
+    const estimatedWaitMs = p.rateCount > 0 ? Math.round((p.ahead * p.rateSpanMs) / p.rateCount) : null;
     return { laneRank: p.laneRank, ringIndex: p.ringIndex, ringLength: p.ringLength, ahead: p.ahead, exact: p.exact, estimatedWaitMs };
   }
 }

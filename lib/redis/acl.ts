@@ -12,7 +12,7 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   // ping: the health indicator)
   'evalsha', 'eval', 'brpop', 'hgetall', 'info', 'ping', 'subscribe', 'unsubscribe', 'zscan', 'zrevrange',
   // called inside the scripts
-  'time', 'exists', 'del', 'pexpire', 'publish', 'incrby', 'mget',
+  'time', 'exists', 'del', 'pexpire', 'pttl', 'publish', 'incrby', 'mget',
   'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hincrby', 'hkeys', 'hlen', 'hexists',
   'llen', 'lindex', 'lpos', 'lrange', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem', 'ltrim',
   'sadd', 'srem', 'sismember', 'smembers', 'scard',

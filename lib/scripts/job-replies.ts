@@ -27,7 +27,9 @@ export interface LocatedJob {
   ringLength: number;
   ahead: number;
   exact: boolean;
-  completedLastMinute: number;
+  /** Completions of the queue's current busy spell, and the ms they took (presentRate.lua). */
+  rateCount: number;
+  rateSpanMs: number;
 }
 
 /** @internal readStats' reply. */

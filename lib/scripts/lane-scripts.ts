@@ -357,7 +357,7 @@ export class LaneScripts {
     if (r.length === 0) return null;
     return {
       laneRank: Number(r[0]), ringIndex: Number(r[1]) < 0 ? null : Number(r[1]), ringLength: Number(r[2]),
-      ahead: Number(r[3]), exact: Number(r[4]) === 1, completedLastMinute: Number(r[5]),
+      ahead: Number(r[3]), exact: Number(r[4]) === 1, rateCount: Number(r[5]), rateSpanMs: Number(r[6]),
     };
   }
 

@@ -53,26 +53,40 @@ describe('position, scanLanes, topLanes and stats', () => {
     expect(await lanes.job(q, a0)).toMatchObject({ state: 'active' });
   });
 
-  it('position: an upper bound past 1,000 ring lanes, and a wait estimate from the completions of the last minute', async () => {
+  it('position: an upper bound past 1,000 ring lanes, and a wait estimate from the completions of the busy spell', async () => {
     const q = queues.queue();
     await lanes.submitMany(q, Array.from({ length: 1_001 }, (_, i) => ({ group: `l${i}`, payload: i })));
     const extra = await lanes.submit(q, 'l500', 'second');
     const p = (await lanes.position(q, extra))!;
-    expect(p).toMatchObject({ laneRank: 1, ringIndex: 500, ringLength: 1_001, exact: false });
+    expect(p).toMatchObject({ laneRank: 1, ringIndex: 500, ringLength: 1_001, exact: false, estimatedWaitMs: null });
     expect(p.ahead).toBeGreaterThanOrEqual(1_001);
     expect(p.ahead).toBeLessThanOrEqual(1 + 500 * 2 + 500);
     // Complete some: they count at once (the current second is in the window), and still a second later.
+    const [s0, us0] = await client.time();
+    const startedAt = Number(s0) * 1000 + Math.floor(Number(us0) / 1000);
     for (let i = 0; i < 30; i++) {
       const j = (await lanes.claim(q))!;
       await lanes.complete(q, j.id, j.attempt);
     }
+    // 30 completions since startedAt: the span (first completion -> the read, stretched by 31/30) lies
+    // between what passed from the last completion and from before the first.
+    const bounds = async (read: () => Promise<number | null>, ahead: number) => {
+      const est = (await read())!;
+      const [s1, us1] = await client.time();
+      const readAt = Number(s1) * 1000 + Math.floor(Number(us1) / 1000);
+      expect(est).toBeGreaterThanOrEqual(0);
+      expect(est).toBeLessThanOrEqual(Math.ceil((ahead * (readAt - startedAt + 1) * 31) / 30 / 30) + 1);
+      return est;
+    };
     const now = (await lanes.position(q, extra))!;
-    expect(now.estimatedWaitMs).toBe(Math.round((now.ahead * 60_000) / 30));
+    await bounds(async () => now.estimatedWaitMs, now.ahead);
     expect((await lanes.stats(q)).completedPerSec).toBeCloseTo(30 / 60, 5);
     const { time } = { time: await client.time() };
     await waitPastServerTime(client, (Number(time[0]) + 1) * 1000, 3_000);
     const later = (await lanes.position(q, extra))!;
-    expect(later.estimatedWaitMs).toBe(Math.round((later.ahead * 60_000) / 30));
+    // A second on, with nothing completed since, the spell is longer and the estimate grows.
+    expect(later.estimatedWaitMs!).toBeGreaterThan(now.estimatedWaitMs!);
+    await bounds(async () => later.estimatedWaitMs, later.ahead);
     expect((await lanes.stats(q)).completedPerSec).toBeCloseTo(30 / 60, 5);
   });
 
