@@ -19,6 +19,8 @@ export const SNAPSHOT_DEAD = 20;
 export const FEED_POLL_MS = 500;
 /** @internal Frames of the live stream are at least this far apart (changes in between coalesce). */
 export const FEED_COALESCE_MS = 1_500;
+/** @internal How long the page waits for its queue's first frame to draw it with the page (else it is fetched). */
+export const FIRST_FRAME_WAIT_MS = 1_000;
 /** @internal Spacing and length of the kept history of totals (for the rate chart). */
 export const HISTORY_STEP_MS = 2_000;
 export const HISTORY_POINTS = 150;

@@ -3,7 +3,7 @@ import {
   NotFoundException, OnModuleInit, Param, Post, Query, Req, Res, Sse, StreamableFile, Type, UseGuards,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { map, Observable } from 'rxjs';
+import { firstValueFrom, map, Observable, timeout } from 'rxjs';
 import { EchoMqError, LanesService } from '../index';
 import { DashboardActionGuard } from './dashboard-action.guard';
 import { DASHBOARD_CSP, DashboardAssets } from './dashboard-assets';
@@ -11,7 +11,7 @@ import { DashboardFeed } from './dashboard-feed';
 import { DashboardLaneSearch, LaneSearchResult } from './dashboard-lane-search';
 import type { ResolvedDashboardOptions } from './dashboard-options.interface';
 import { DashboardQueues } from './dashboard-queues';
-import { DASHBOARD_ACTION_HEADER, ECHOMQ_DASHBOARD_OPTIONS, SNAPSHOT_POSITIONS } from './dashboard.constants';
+import { DASHBOARD_ACTION_HEADER, ECHOMQ_DASHBOARD_OPTIONS, FIRST_FRAME_WAIT_MS, SNAPSHOT_POSITIONS } from './dashboard.constants';
 import { DeadRow, deadRow, LaneRow, QueueSnapshot, QueueSnapshotReader } from './queue-snapshot.reader';
 
 type Body = Record<string, unknown>;
@@ -69,7 +69,7 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
       if (http?.getType() !== 'fastify') return;
       const fastify = http.getInstance<FastifyRoutes>();
       if (!fastify.findRoute({ method: 'GET', url: path }) || fastify.findRoute({ method: 'GET', url: `${path}/` })) return;
-      fastify.get(`${path}/`, (req, reply) => this.page(req, reply));
+      fastify.get(`${path}/`, (req, reply) => void this.page(req, reply));
     }
 
     /**
@@ -77,20 +77,20 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
      * or to `path/index.html` where nothing answers `path/` (Fastify under a global prefix).
      */
     @Get()
-    page(@Req() req: unknown, @Res() res: unknown): void {
+    async page(@Req() req: unknown, @Res() res: unknown): Promise<void> {
       const http = this.adapterHost.httpAdapter;
       const url = new URL(http.getRequestUrl(req) as string, 'http://page');
       if (!url.pathname.endsWith('/')) {
         http.redirect(res, 302, `${url.pathname}/${this.slashAnswered(url.pathname) ? '' : 'index.html'}${url.search}`);
         return;
       }
-      this.sendPage(res);
+      await this.sendPage(req, res);
     }
 
     /** The page again, for where `path/` has no route (see page). */
     @Get('index.html')
-    pageFile(@Res() res: unknown): void {
-      this.sendPage(res);
+    async pageFile(@Req() req: unknown, @Res() res: unknown): Promise<void> {
+      await this.sendPage(req, res);
     }
 
     /** Whether a GET of `pathname/` reaches a route: always on Express, on Fastify only when one is there. */
@@ -100,15 +100,37 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
       return Boolean(http.getInstance<FastifyRoutes>().findRoute({ method: 'GET', url: `${pathname}/` }));
     }
 
-    private sendPage(res: unknown): void {
+    private async sendPage(req: unknown, res: unknown): Promise<void> {
       const http = this.adapterHost.httpAdapter;
       const html = this.assets.get('index.html')!;
+      const body = await this.withFirstFrame(html.body.toString('utf8'), req);
       http.setHeader(res, 'Content-Type', html.type);
       http.setHeader(res, 'Content-Security-Policy', DASHBOARD_CSP);
       http.setHeader(res, 'X-Content-Type-Options', 'nosniff');
       http.setHeader(res, 'Referrer-Policy', 'no-referrer');
       http.setHeader(res, 'Cache-Control', 'no-store');
-      http.reply(res, html.body.toString('utf8'), 200);
+      http.reply(res, body, 200);
+    }
+
+    /**
+     * The page with its config and the first frame of the queue it opens on, as a JSON data block the
+     * page draws from before its load event, so that the first paint (a headless screenshot, a slow
+     * link) shows the queue rather than "connecting…". Only without a guard: the page itself is not
+     * guarded (a guard may read a token from the API calls), so a guarded page fetches everything
+     * through the API, as before. A server slower than FIRST_FRAME_WAIT_MS gets the page without it.
+     * The JSON has `<` escaped, so no user-chosen string can end the block.
+     */
+    private async withFirstFrame(html: string, req: unknown): Promise<string> {
+      if (guard) return html;
+      const queues = this.queues.all();
+      const wanted = new URL(this.adapterHost.httpAdapter.getRequestUrl(req) as string, 'http://page').searchParams.get('queue');
+      const queue = wanted !== null && queues.includes(wanted) ? wanted : queues[0];
+      if (queue === undefined) return html;
+      const frame = await firstValueFrom(this.feed.frames(queue).pipe(timeout({ first: FIRST_FRAME_WAIT_MS }))).catch(() => null);
+      if (!frame) return html;
+      const data = JSON.stringify({ config: this.config(), queue, frame })
+        .replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      return html.replace('</head>', `<script id="echomq-first" type="application/json">${data}</script>\n</head>`);
     }
 
     /** The page's scripts and styles, by exact file name. */

@@ -218,6 +218,74 @@ describe('dashboard in a real browser (Chromium)', () => {
       await page.close();
     }
   });
+  it('draws its first frame with the page: by DOMContentLoaded the queue is on screen, not "connecting…"', async () => {
+    const { url, lanes } = await boot();
+    const sly = '</script><img src=x onerror=alert(3)>';
+    await lanes.submitMany('shop', [{ group: 'acme', payload: { n: 1 } }, { group: sly, payload: { n: 2 } }]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const trouble = watchPage(page);
+    try {
+      // What the page shows at DOMContentLoaded (its module has run, nothing it fetched has come back):
+      // what a plain headless screenshot would capture.
+      await page.addInitScript(() => {
+        document.addEventListener('DOMContentLoaded', () => {
+          (window as unknown as { seen: unknown }).seen = {
+            live: document.getElementById('live')?.textContent,
+            lanes: [...document.querySelectorAll('#lanes tbody td.name > span:first-child')].map((e) => e.textContent),
+            totals: document.getElementById('totals')?.textContent,
+          };
+        });
+      });
+      await page.goto(`${url}?queue=shop`, { waitUntil: 'load' });
+      const seen = await page.evaluate(() => (window as unknown as { seen: { live: string; lanes: string[]; totals: string } }).seen);
+      expect(seen.live).not.toBe('connecting…');
+      expect(seen.lanes.sort()).toEqual([sly, 'acme'].sort());
+      expect(seen.totals).toContain('completed/s, last 60 s');
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('script').count()).toBe(2);
+      await page.waitForFunction(() => document.getElementById('live')?.textContent === 'live', undefined, { timeout: 5_000 });
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+    // Behind a guard the page carries no data (the guard sees the API calls, not the page).
+    const guarded = await boot({ readOnly: false });
+    const html = await (await fetch(`${guarded.url}/?token=${TOKEN}&queue=shop`)).text();
+    expect(html).not.toContain('echomq-first');
+  });
+
+  it('keeps the Steer panel true to the queue, and speaks of seconds when the rate form is off', async () => {
+    const { url, lanes } = await boot({ readOnly: false });
+    await lanes.submitMany('shop', Array.from({ length: 3 }, (_, i) => ({ group: 'acme', payload: { i } })));
+    await lanes.pause('shop', 'acme');
+    const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=shop`);
+    try {
+      await rowOf(page, 'acme').getByRole('button', { name: 'Steer' }).click();
+      await page.click('#f-resume');
+      await page.waitForFunction(() => document.querySelector('#panel-state')?.textContent?.startsWith('3 pending'));
+      // Served elsewhere after the resume: the panel follows the frames, not the answer to Resume.
+      for (let i = 0; i < 3; i++) {
+        const job = (await lanes.claim('shop'))!;
+        await lanes.complete('shop', job.id, job.attempt);
+      }
+      await page.waitForFunction(() => document.querySelector('#panel-state')?.textContent?.startsWith('0 pending'), undefined, { timeout: 5_000 });
+      expect(await page.locator('#panel-state').innerText()).toContain('empty');
+
+      await page.fill('#f-rate input[name=max]', '5');
+      await page.fill('#f-rate input[name=seconds]', '100000');
+      await page.click('#f-rate button[type=submit]');
+      await page.waitForSelector('#toast.error');
+      const said = await page.locator('#toast').innerText();
+      expect(said).toContain('seconds');
+      expect(said).not.toContain('perMs');
+      expect((await lanes.lane('shop', 'acme')).rate).toBeNull();
+      expect(await page.locator('#chart-legend span').first().innerText()).toMatch(/^(now|last .+):$/);
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+
   it('shows the sample during the demo\'s flood, fits a phone-width screen, and saves the README screenshot', async () => {
     const saved = { url: process.env.REDIS_URL, cost: process.env.SCORING_COST_MS };
     process.env.REDIS_URL = fixture.server.url;

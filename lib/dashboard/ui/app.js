@@ -14,6 +14,8 @@ const state = {
   view: 'top',
   search: null,
   selected: null,
+  /** The Steer panel's lane read in flight, if any (see refreshPanel). */
+  panelRead: null,
   toastTimer: 0,
 };
 
@@ -28,6 +30,12 @@ function toast(message, isError = false) {
 
 function setLive(s) {
   const live = byId('live');
+  if (s === 'snapshot') {
+    // NOTE: the frame drawn with the page, until the live stream opens.
+    live.className = 'live';
+    live.textContent = `as of ${clock(state.frame.at)}`;
+    return;
+  }
   live.className = `live ${s === 'on' ? 'on' : 'off'}`;
   live.textContent = s === 'on' ? 'live' : s === 'closed' ? 'disconnected' : 'reconnecting…';
 }
@@ -46,7 +54,7 @@ function renderCards(frame) {
     ['completed', count(s.totals.completed)],
     ['retried', count(s.totals.retried)],
     ['dead', count(s.totals.dead)],
-    ['completed/s (60 s)', rate(s.completedPerSec)],
+    ['completed/s, last 60 s', rate(s.completedPerSec)],
   ]);
   dl(byId('states'), [
     ['pending', count(s.pending)], ['scheduled', count(s.scheduled)], ['active', count(s.active)], ['dead', count(s.dead)],
@@ -60,7 +68,9 @@ function renderCards(frame) {
     ...(s.paused ? [['queue', 'paused', 'paused']] : []),
   ]);
   byId('chart-span').textContent = spanMs ? `last ${duration(spanMs)}` : '';
+  // NOTE: the legend's rates are the chart's latest step, not the totals card's minute: say which.
   fill(byId('chart-legend'),
+    el('span', { className: 'window', text: latest ? `last ${duration(latest.stepMs)}:` : 'now:' }),
     el('span', { className: 'key completed', text: `completed ${latest ? rate(latest.completed) : '–'}/s` }),
     el('span', { className: 'key retried', text: `retried ${latest ? rate(latest.retried) : '–'}/s` }),
     el('span', { className: 'key dead', text: `dead ${latest ? rate(latest.dead) : '–'}/s` }));
@@ -226,6 +236,27 @@ function describeLane(lane) {
     + (lane.paused ? ` (${pausedCell(lane)})` : '');
 }
 
+/**
+ * Keeps the open Steer panel true to the frames: a lane among the frame's top lanes is described
+ * from it; one that is not (drained, say) is read again, one read at a time.
+ */
+function refreshPanel(frame) {
+  const group = state.selected;
+  if (group === null) return;
+  const lane = frame.lanes.find((l) => l.group === group);
+  if (lane) {
+    describeLane(lane);
+    return;
+  }
+  if (state.panelRead) return;
+  state.panelRead = get('lane', { queue: state.queue, group })
+    .then((fresh) => {
+      if (state.selected === group) describeLane(fresh);
+    })
+    .catch(() => undefined)
+    .finally(() => (state.panelRead = null));
+}
+
 function openPanel(lane) {
   state.selected = lane.group;
   byId('panel-lane').textContent = lane.group;
@@ -256,8 +287,19 @@ function wirePanel() {
     act('limit', { group: group(), limit: v === '' ? null : Number(v) }, v === '' ? `Lane ${group()} has no ceiling` : `Lane ${group()} has ceiling ${v}`);
   });
   form('f-rate', (f) => {
-    const rateBody = { max: Number(f.get('max')), perMs: Math.round(Number(f.get('seconds')) * 1000) };
-    act('rate', { group: group(), rate: rateBody }, `Lane ${group()}: at most ${rateBody.max} per ${duration(rateBody.perMs)}`);
+    // NOTE: checked here in the form's own units; the API's message would speak of perMs.
+    const max = Number(f.get('max'));
+    const seconds = Number(f.get('seconds'));
+    if (f.get('max') === '' || !Number.isInteger(max) || max < 1 || max > 1_000_000) {
+      toast('At most: a whole number of jobs from 1 to 1,000,000.', true);
+      return;
+    }
+    const perMs = Math.round(seconds * 1000);
+    if (f.get('seconds') === '' || !Number.isFinite(seconds) || perMs < 1 || perMs > 86_400_000) {
+      toast('Per seconds: from 0.001 to 86,400 seconds (one day).', true);
+      return;
+    }
+    act('rate', { group: group(), rate: { max, perMs } }, `Lane ${group()}: at most ${max} per ${duration(perMs)}`);
   });
   byId('f-unrate').addEventListener('click', () => act('rate', { group: group(), rate: null }, `Lane ${group()} has no rate ceiling`));
   byId('panel-close').addEventListener('click', () => {
@@ -274,22 +316,41 @@ function render(frame) {
   renderRing(frame);
   renderTopLanes(frame);
   renderDead(frame);
+  if (state.config && !state.config.readOnly) refreshPanel(frame);
   document.body.dataset.frameAt = String(frame.at);
 }
 
-function selectQueue(queue) {
+/** Follows `queue`; `first`, a frame that came with the page, is drawn at once. */
+function selectQueue(queue, first = null) {
   if (state.source) state.source.close();
   state.queue = queue;
   state.frame = null;
   backToTop();
   for (const b of byId('queues').querySelectorAll('button')) b.setAttribute('aria-current', String(b.dataset.queue === queue));
   document.title = `${queue} · EchoMQ lanes`;
+  if (first) {
+    render(first);
+    setLive('snapshot');
+  }
   state.source = stream(queue, render, setLive);
 }
 
-async function main() {
+/** The config and first frame the server put in the page (none behind a guard, or from a slow server). */
+function firstFromPage() {
+  const block = document.getElementById('echomq-first');
+  if (!block) return null;
   try {
-    state.config = await get('config');
+    return JSON.parse(block.textContent);
+  } catch {
+    return null;
+  }
+}
+
+async function main() {
+  // NOTE: with the page's own data, everything up to the first render runs before the load event.
+  const first = firstFromPage();
+  try {
+    state.config = first ? first.config : await get('config');
   } catch (err) {
     setLive('closed');
     toast(`Could not load the dashboard: ${err.message}`, true);
@@ -320,7 +381,8 @@ async function main() {
     return;
   }
   const wanted = new URLSearchParams(location.search).get('queue');
-  selectQueue(queues.includes(wanted) ? wanted : queues[0]);
+  const queue = queues.includes(wanted) ? wanted : queues[0];
+  selectQueue(queue, first && first.queue === queue ? first.frame : null);
 }
 
 main();

@@ -13,7 +13,7 @@ export function ratesOf(history) {
     const b = history[i];
     const dt = (b.t - a.t) / 1000;
     if (dt <= 0) continue;
-    const r = { t: b.t };
+    const r = { t: b.t, stepMs: b.t - a.t };
     for (const s of SERIES) r[s] = Math.max(0, (b[s] - a[s]) / dt);
     out.push(r);
   }
