@@ -104,6 +104,11 @@ export const notReplicated = (operation: string, queue: string, got: number, wan
   `EchoMQ ${operation} on queue "${queue}" was written but not ${what} within ${timeoutMs} ms (${got} of ${wanted} confirmed): `
   + 'a failover now could lose it. The write may stand: retry a submit with the same jobId (it is not admitted twice).';
 
+export const callUnanswered = (operation: string, queue: string, ms: number): string =>
+  `EchoMQ ${operation}${queue ? ` on queue "${queue}"` : ''} got no answer from the server within ${ms} ms (callTimeoutMs): `
+  + 'the server is unreachable or stalled. The call is still queued on the connection, so a write may stand: '
+  + 'retry a submit with the same jobId (it is not admitted twice); a claim answered late hands its jobs back.';
+
 export const fsyncUnsupported = (): string =>
   'EchoMqModule option durability.fsync needs the WAITAOF command (Redis 7.2+, Valkey 8+), which this server does not have. Drop fsync, or use appendfsync always on the server.';
 

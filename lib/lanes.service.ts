@@ -15,6 +15,7 @@ import { LaneInspection } from './lanes/inspection';
 import { LaneJobs } from './lanes/jobs';
 import { LaneWaiting } from './lanes/waiting';
 import { EchoMqConnections } from './redis/echomq-connections';
+import { closeRedisClient } from './redis/redis-connection';
 import { LaneRecovery } from './lanes/recovery';
 import { adoptLanes, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
@@ -63,7 +64,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
     // LanesService built by hand duplicates its client and closes the copy when nobody waits.
     this.waiting = new LaneWaiting(this.ctx, connections
       ? { open: () => connections.open('echomq:waits'), close: (c) => connections.close(c), closeWhenIdle: false }
-      : { open: () => client.duplicate(), close: async (c) => void c.disconnect(), closeWhenIdle: true }, this.logger);
+      : { open: () => client.duplicate(), close: (c) => closeRedisClient(c), closeWhenIdle: true }, this.logger);
   }
 
   /** @internal Takes a job-id node number no other live process holds, and checks the eviction policy. */
