@@ -86,6 +86,10 @@ export const missingOptionalPeer = (pkg: string, entry: string): string =>
 export const waitTimedOut = (queue: string, jobId: string, ms: number): string =>
   `waitFor timed out after ${ms} ms: job ${jobId} of queue "${queue}" has not completed or died yet (it may still).`;
 
+export const waitClosed = (queue: string, jobId: string): string =>
+  `waitFor of job ${jobId} on queue "${queue}" ended: the application is shutting down and closes its connections. `
+  + 'The job may still finish: read it with job() from a process that runs.';
+
 export const connectionFailedAtStart = (name: string, err: Error & { code?: string }): string => {
   const tls = /CERT|SELF_SIGNED|TLS|SSL|HOSTNAME/.test(err.code ?? '');
   const hint = tls

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable, LoggerService, OnModuleInit, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, LoggerService, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
@@ -32,7 +32,7 @@ import type { RedisClient } from './scripts/lane-scripts';
  * inspection), which is where a new capability goes.
  */
 @Injectable()
-export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
+export class LanesService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly ctx: LaneContext;
   private readonly logger: LoggerService;
   private readonly admission: LaneAdmission;
@@ -80,6 +80,14 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
   /** @internal Gives the job-id node number back (before the connections close). */
   async beforeApplicationShutdown(): Promise<void> {
     await this.nodeLease.release();
+  }
+
+  /**
+   * @internal Ends the waits still open (waitFor) as the connections close: each rejects at once,
+   * so that no wait's timer keeps a stopped process alive.
+   */
+  onApplicationShutdown(): void {
+    this.waiting.close();
   }
 
   /** @internal Keys of a queue, after checking its name. */
