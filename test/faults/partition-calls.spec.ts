@@ -91,6 +91,22 @@ describe('faults: partitions, calls and close', () => {
     await expect(dark.stats('part-bound')).resolves.toMatchObject({ active: 1 });
   });
 
+  it('callTimeoutMs: a claimMany whose second round trip gets no answer hands back the jobs of its first', async () => {
+    const dark = f.lanes(f.proxy.url, { callTimeoutMs: 500 });
+    const healthy = f.lanes(f.server.url);
+    // NOTE: 300 jobs take two claim scripts (250, then 50); tiny payloads keep the first reply in one chunk.
+    await healthy.submitMany('part-chunks', Array.from({ length: 300 }, (_, i) => ({ group: `g${i % 3}`, payload: i })));
+    await dark.stats('part-chunks');
+    f.proxy.blackholeAfterNextReply();
+    const err = await dark.claimMany('part-chunks', 300, { leaseMs: 60_000 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'UNAVAILABLE' });
+    f.proxy.heal();
+    // Without the hand-back the first 250 would wait out their 60 s leases.
+    let served = 0;
+    await until(async () => (served += (await healthy.claimMany('part-chunks', 300)).jobs.length) === 300, 10_000, 'all 300 jobs served again');
+    report(`partition, callTimeoutMs and a claimMany cut between its round trips: all ${served} jobs served again at once`);
+  });
+
   it('callTimeoutMs leaves a durability WAIT its own timeoutMs: short of replicas the submit is NOT_REPLICATED, not UNAVAILABLE', async () => {
     const lanes = f.lanes(f.server.url, { callTimeoutMs: 50, durability: { replicas: 1, timeoutMs: 400 } });
     const err = await lanes.submit('part-wait', 'g', 1).catch((e: unknown) => e);

@@ -20,6 +20,11 @@ class Direction {
       this.reset();
       return;
     }
+    if (chunk && this.fromServer && this.proxy.takeDarkArm()) {
+      this.deliver(chunk);
+      this.proxy.blackhole();
+      return;
+    }
     const delay = this.proxy.delayMs;
     const now = Date.now();
     if (delay === 0 && this.lastDue <= now) return this.deliver(chunk);
@@ -51,7 +56,7 @@ class Direction {
  *   VM; the bytes are held, and `heal()` delivers them, in order, as a healed partition does;
  * - `resetAll()`: every open connection is reset (an RST to the client; the server sees it gone);
  * - `resetOnNextReply()`: the next chunk the server sends is dropped and its connection reset, after
- *   the server has run the command;
+ *   the server has run the command; `blackholeAfterNextReply()`: it gets through, then the path goes dark;
  * - `delay(ms)`: each chunk, each way, is delivered `ms` later (order kept).
  * New connections are accepted in every mode (a blackhole then holds their bytes).
  */
@@ -66,6 +71,7 @@ export class PartitionProxy {
   private readonly pairs = new Set<Pair>();
   private darkNow = false;
   private resetArmed = false;
+  private darkArmed = false;
   delayMs = 0;
   /** Connections accepted, and resets done (either kind). */
   readonly counts = { connections: 0, resets: 0 };
@@ -125,6 +131,18 @@ export class PartitionProxy {
   /** The next chunk the server sends (on any connection) is dropped and that connection reset. */
   resetOnNextReply(): void {
     this.resetArmed = true;
+  }
+
+  /** The path goes dark right after the next chunk the server sends (a reply gets through, the rest does not). */
+  blackholeAfterNextReply(): void {
+    this.darkArmed = true;
+  }
+
+  /** @internal Consumes the armed blackhole, if any. */
+  takeDarkArm(): boolean {
+    const armed = this.darkArmed;
+    this.darkArmed = false;
+    return armed;
   }
 
   /** @internal Consumes the armed reset, if any. */
