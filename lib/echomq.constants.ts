@@ -37,6 +37,8 @@ export const LANE_EVENT_METADATA = 'echomq:lane_event';
 export const ECHOMQ_CONTEXT_TYPE = 'echomq';
 /** @internal Longest a completed row may be kept: 30 days. */
 export const MAX_KEEP_COMPLETED_MS = 30 * 24 * 3600 * 1000;
+/** @internal Longest callTimeoutMs: a 32-bit timer's range. */
+export const MAX_CALL_TIMEOUT_MS = 2 ** 31 - 1;
 /** @internal Longest waitFor may wait: a day. */
 export const MAX_WAIT_MS = 24 * 3600 * 1000;
 /** @internal Rings up to this many lanes get an exact `ahead` from position(). */

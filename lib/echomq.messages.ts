@@ -86,6 +86,10 @@ export const missingOptionalPeer = (pkg: string, entry: string): string =>
 export const waitTimedOut = (queue: string, jobId: string, ms: number): string =>
   `waitFor timed out after ${ms} ms: job ${jobId} of queue "${queue}" has not completed or died yet (it may still).`;
 
+export const waitClosed = (queue: string, jobId: string): string =>
+  `waitFor of job ${jobId} on queue "${queue}" ended: the application is shutting down and closes its connections. `
+  + 'The job may still finish: read it with job() from a process that runs.';
+
 export const connectionFailedAtStart = (name: string, err: Error & { code?: string }): string => {
   const tls = /CERT|SELF_SIGNED|TLS|SSL|HOSTNAME/.test(err.code ?? '');
   const hint = tls
@@ -103,6 +107,11 @@ export const notReplicated = (operation: string, queue: string, got: number, wan
   what = `held by ${wanted} replica(s)`): string =>
   `EchoMQ ${operation} on queue "${queue}" was written but not ${what} within ${timeoutMs} ms (${got} of ${wanted} confirmed): `
   + 'a failover now could lose it. The write may stand: retry a submit with the same jobId (it is not admitted twice).';
+
+export const callUnanswered = (operation: string, queue: string, ms: number): string =>
+  `EchoMQ ${operation}${queue ? ` on queue "${queue}"` : ''} got no answer from the server within ${ms} ms (callTimeoutMs): `
+  + 'the server is unreachable or stalled. The call is still queued on the connection, so a write may stand: '
+  + 'retry a submit with the same jobId (it is not admitted twice); a claim answered late hands its jobs back.';
 
 export const fsyncUnsupported = (): string =>
   'EchoMqModule option durability.fsync needs the WAITAOF command (Redis 7.2+, Valkey 8+), which this server does not have. Drop fsync, or use appendfsync always on the server.';

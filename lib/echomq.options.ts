@@ -1,4 +1,4 @@
-import { DEFAULT_PREFIX, MAX_KEEP_COMPLETED_MS } from './echomq.constants';
+import { DEFAULT_PREFIX, MAX_CALL_TIMEOUT_MS, MAX_KEEP_COMPLETED_MS } from './echomq.constants';
 import { EchoMqError } from './errors';
 import type { EchoMqModuleOptions, ResolvedEchoMqOptions } from './interfaces';
 import { checkInt, checkName } from './validation/validate';
@@ -24,6 +24,7 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
     idleBlockMs: options.idleBlockMs ?? 5_000,
     keepCompletedMs: options.keepCompletedMs ?? 0,
     logger: options.logger,
+    callTimeoutMs: options.callTimeoutMs ?? null,
     durability: resolveDurability(options.durability),
   };
   if (options.compat !== undefined) {
@@ -44,6 +45,7 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
   checkInt('maxPayloadBytes', resolved.maxPayloadBytes, 1);
   checkInt('idleBlockMs', resolved.idleBlockMs, 10);
   checkInt('keepCompletedMs', resolved.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS);
+  if (resolved.callTimeoutMs !== null) checkInt('callTimeoutMs', resolved.callTimeoutMs, 1, MAX_CALL_TIMEOUT_MS);
   return resolved;
 }
 

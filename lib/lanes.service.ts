@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable, LoggerService, OnModuleInit, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, LoggerService, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
@@ -15,6 +15,7 @@ import { LaneInspection } from './lanes/inspection';
 import { LaneJobs } from './lanes/jobs';
 import { LaneWaiting } from './lanes/waiting';
 import { EchoMqConnections } from './redis/echomq-connections';
+import { closeRedisClient } from './redis/redis-connection';
 import { LaneRecovery } from './lanes/recovery';
 import { adoptLanes, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
@@ -31,7 +32,7 @@ import type { RedisClient } from './scripts/lane-scripts';
  * inspection), which is where a new capability goes.
  */
 @Injectable()
-export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
+export class LanesService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly ctx: LaneContext;
   private readonly logger: LoggerService;
   private readonly admission: LaneAdmission;
@@ -63,7 +64,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
     // LanesService built by hand duplicates its client and closes the copy when nobody waits.
     this.waiting = new LaneWaiting(this.ctx, connections
       ? { open: () => connections.open('echomq:waits'), close: (c) => connections.close(c), closeWhenIdle: false }
-      : { open: () => client.duplicate(), close: async (c) => void c.disconnect(), closeWhenIdle: true }, this.logger);
+      : { open: () => client.duplicate(), close: (c) => closeRedisClient(c), closeWhenIdle: true }, this.logger);
   }
 
   /** @internal Takes a job-id node number no other live process holds, and checks the eviction policy. */
@@ -79,6 +80,14 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
   /** @internal Gives the job-id node number back (before the connections close). */
   async beforeApplicationShutdown(): Promise<void> {
     await this.nodeLease.release();
+  }
+
+  /**
+   * @internal Ends the waits still open (waitFor) as the connections close: each rejects at once,
+   * so that no wait's timer keeps a stopped process alive.
+   */
+  onApplicationShutdown(): void {
+    this.waiting.close();
   }
 
   /** @internal Keys of a queue, after checking its name. */

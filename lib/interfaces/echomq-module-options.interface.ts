@@ -50,6 +50,15 @@ export interface EchoMqModuleOptions {
   /** A logger to use instead of Nest's `Logger`. */
   logger?: LoggerService;
   /**
+   * Bounds every call to the server on the command connection (LanesService's calls, the claim
+   * loops' claims and acks), in ms: a call that gets no answer in this time rejects with
+   * `EchoMqError` code `UNAVAILABLE`. The call stays queued on the connection, so its write may still
+   * stand (retry a submit with the same jobId). Not bounded: the consumers' blocking waits and
+   * waitFor's subscription (waits by design), and a `durability` WAIT gets its own timeoutMs on top.
+   * @default none (calls wait through an outage until the server answers)
+   */
+  callTimeoutMs?: number;
+  /**
    * How long a completed job's row is kept (state `completed`, its result and finishedAt), in ms;
    * while kept, a submit with the same jobId or dedupKey returns its id. 0 deletes it at once.
    * @default 0
@@ -82,6 +91,8 @@ export interface ResolvedEchoMqOptions {
   idleBlockMs: number;
   keepCompletedMs: number;
   logger?: LoggerService;
+  /** null: calls are not bounded. */
+  callTimeoutMs: number | null;
   durability: Required<EchoMqDurability> | null;
   compat?: 'echomq';
 }

@@ -1,5 +1,6 @@
 import { CLAIM_BATCH_MAX, CLAIM_CHUNK, PROMOTE_PER_CLAIM } from '../echomq.constants';
 import type { ClaimOptions, LaneJob, WeightedClaimManyOptions, WeightedClaimOptions } from '../interfaces';
+import type { LaneKeys } from '../redis/lane-keys';
 import { checkInt, checkOptInt, checkOptions } from '../validation/validate';
 import type { LaneContext } from './lane-context';
 
@@ -26,12 +27,17 @@ export class LaneClaims {
     let refills = 0;
     // NOTE: a chunk at a time, so no one script runs long; a short chunk means the ring ran dry,
     // unless it dead-lettered jobs (payloads that are not JSON), whose places it then asks again.
-    while (jobs.length < n) {
-      const want = Math.min(CLAIM_CHUNK, n - jobs.length);
-      const got = await this.ctx.scripts.claim(k, leaseMs, want, PROMOTE_PER_CLAIM);
-      for (const job of got.jobs) jobs.push(job);
-      dueInMs = got.dueInMs;
-      if (got.jobs.length < want && (got.buried === 0 || refills++ >= REFILLS)) break;
+    try {
+      while (jobs.length < n) {
+        const want = Math.min(CLAIM_CHUNK, n - jobs.length);
+        const got = await this.ctx.scripts.claim(k, leaseMs, want, PROMOTE_PER_CLAIM);
+        for (const job of got.jobs) jobs.push(job);
+        dueInMs = got.dueInMs;
+        if (got.jobs.length < want && (got.buried === 0 || refills++ >= REFILLS)) break;
+      }
+    } catch (err) {
+      this.handBack(k, jobs);
+      throw err;
     }
     return { jobs, dueInMs };
   }
@@ -54,13 +60,26 @@ export class LaneClaims {
     let { turns: got, dueInMs, buried } = await this.ctx.scripts.wclaimMany(k, leaseMs, n, max, untilJobs, PROMOTE_PER_CLAIM);
     // NOTE: with untilJobs the caller counts jobs (a claim loop's free slots), else turns.
     const missing = (): number => (untilJobs > 0 ? untilJobs - got.reduce((a, t) => a + t.length, 0) : n - got.length);
-    for (let i = 0; i < REFILLS && buried > 0 && missing() > 0; i++) {
-      const want = missing();
-      const more = await this.ctx.scripts.wclaimMany(k, leaseMs, want, max, untilJobs > 0 ? want : 0, PROMOTE_PER_CLAIM);
-      got = got.concat(more.turns);
-      ({ dueInMs, buried } = more);
+    try {
+      for (let i = 0; i < REFILLS && buried > 0 && missing() > 0; i++) {
+        const want = missing();
+        const more = await this.ctx.scripts.wclaimMany(k, leaseMs, want, max, untilJobs > 0 ? want : 0, PROMOTE_PER_CLAIM);
+        got = got.concat(more.turns);
+        ({ dueInMs, buried } = more);
+      }
+    } catch (err) {
+      this.handBack(k, got.flat());
+      throw err;
     }
     return { turns: got, dueInMs };
+  }
+
+  /**
+   * Hands back the jobs a call had leased before a later round trip of it failed (callTimeoutMs):
+   * the caller gets the error, not the jobs, so nobody would run them until their leases end.
+   */
+  private handBack(k: LaneKeys, jobs: LaneJob[]): void {
+    for (const job of jobs) void this.ctx.scripts.release(k, job.id, job.attempt).catch(() => undefined);
   }
 
   private leaseOf(queue: string, opts: ClaimOptions): number {

@@ -1,7 +1,6 @@
 import { LANE_PAGE_MAX, LANE_ROWS_PER_SCRIPT } from '../echomq.constants';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneInfo, LaneJob, LanePage, QueueStats, ScanLanesOptions } from '../interfaces';
-import { fromServerError } from '../redis/server-errors';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
 import { invalidArgument } from '../echomq.messages';
 import { EchoMqError } from '../errors';
@@ -30,14 +29,14 @@ export class LaneInspection {
   async ring(queue: string, count: unknown): Promise<string[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    return this.ctx.client.lrange(k.ring, 0, n - 1).catch((err: unknown) => { throw fromServerError('ring', k.queue, k.prefix, err); });
+    return this.ctx.read('ring', k, this.ctx.client.lrange(k.ring, 0, n - 1));
   }
 
   async peek(queue: string, group: unknown, count: unknown): Promise<string[]> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    return this.ctx.client.zrange(k.lane(g), 0, n - 1).catch((err: unknown) => { throw fromServerError('peek', k.queue, k.prefix, err); });
+    return this.ctx.read('peek', k, this.ctx.client.zrange(k.lane(g), 0, n - 1));
   }
 
   /**
@@ -55,8 +54,7 @@ export class LaneInspection {
       }
       cursor = o.cursor;
     }
-    const [next, flat] = await this.ctx.client.zscan(k.index, cursor, 'COUNT', count)
-      .catch((err: unknown) => { throw fromServerError('scanLanes', k.queue, k.prefix, err); });
+    const [next, flat] = await this.ctx.read('scanLanes', k, this.ctx.client.zscan(k.index, cursor, 'COUNT', count));
     const groups: string[] = [];
     for (let i = 0; i < flat.length; i += 2) groups.push(flat[i]);
     return { lanes: await this.rows(k, groups), cursor: next === '0' ? null : next };
@@ -66,8 +64,7 @@ export class LaneInspection {
   async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    const names = await this.ctx.client.zrevrange(k.index, 0, n - 1)
-      .catch((err: unknown) => { throw fromServerError('topLanes', k.queue, k.prefix, err); });
+    const names = await this.ctx.read('topLanes', k, this.ctx.client.zrevrange(k.index, 0, n - 1));
     return this.rows(k, names);
   }
 

@@ -1,6 +1,8 @@
 import type { ResolvedEchoMqOptions } from '../interfaces';
+import { withinCallTimeout } from '../redis/call-deadline';
 import { Durability } from '../redis/durability';
 import { LaneKeys } from '../redis/lane-keys';
+import { fromServerError } from '../redis/server-errors';
 import { LaneScripts, RedisClient } from '../scripts/lane-scripts';
 import { checkName } from '../validation/validate';
 
@@ -15,8 +17,17 @@ export class LaneContext {
   private readonly keys = new Map<string, LaneKeys>();
 
   constructor(readonly client: RedisClient, readonly options: ResolvedEchoMqOptions) {
-    this.scripts = new LaneScripts(client, undefined, options.compat === 'echomq');
+    this.scripts = new LaneScripts(client, undefined, options.compat === 'echomq', options.callTimeoutMs);
     this.durability = new Durability(client, options);
+  }
+
+  /**
+   * A plain command of `op` on the command connection, within callTimeoutMs; a server error
+   * becomes an EchoMqError as a script's does.
+   */
+  read<T>(op: string, k: LaneKeys, pending: Promise<T>): Promise<T> {
+    return withinCallTimeout(pending, this.options.callTimeoutMs, op, k.queue)
+      .catch((err: unknown) => { throw fromServerError(op, k.queue, k.prefix, err); });
   }
 
   /** Keys of a queue, after checking its name. */

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { MAX_WAIT_MS } from '../echomq.constants';
-import { waitTimedOut } from '../echomq.messages';
+import { waitClosed, waitTimedOut } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import type { JobInfo, WaitForOptions } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
@@ -39,6 +39,7 @@ export class LaneWaiting {
   private subscriber?: RedisClient;
   private readonly waiters = new Map<string, Set<Waiter>>();
   private readonly channels = new Map<string, { count: number; ready: Promise<unknown> }>();
+  private closed = false;
 
   constructor(private readonly ctx: LaneContext, private readonly source: SubscriberSource, private readonly logger: LoggerService) {}
 
@@ -47,6 +48,7 @@ export class LaneWaiting {
     const id = checkJobId('jobId', jobId, k.queue);
     const o = checkOptions<WaitForOptions>('opts', opts, k.queue);
     const timeoutMs = checkInt('opts.timeoutMs', o.timeoutMs, 1, MAX_WAIT_MS, k.queue);
+    if (this.closed) throw new EchoMqError(waitClosed(k.queue, id), { code: 'UNAVAILABLE', queue: k.queue });
     return new Promise<JobInfo | null>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
@@ -69,6 +71,15 @@ export class LaneWaiting {
       this.join(k, id, waiter);
       void this.watch(k, id, waiter);
     });
+  }
+
+  /** Rejects every open wait, and any later one, with UNAVAILABLE (the application is shutting down). */
+  close(): void {
+    this.closed = true;
+    for (const [key, set] of [...this.waiters]) {
+      const id = key.slice(key.indexOf('\n') + 1);
+      for (const w of [...set]) w.reject(new EchoMqError(waitClosed(w.queue, id), { code: 'UNAVAILABLE', queue: w.queue }));
+    }
   }
 
   /**

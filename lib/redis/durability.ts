@@ -2,6 +2,7 @@ import { durabilityOnCluster, fsyncUnsupported, notReplicated } from '../echomq.
 import { EchoMqError } from '../errors';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { RedisClient } from '../scripts/lane-scripts';
+import { withinCallTimeout } from './call-deadline';
 import { isClusterConnection } from './redis-connection';
 import { fromServerError } from './server-errors';
 
@@ -16,6 +17,7 @@ export class Durability {
   /** Whether the server has WAITAOF, probed once (COMMAND INFO), on the first fsync'd write. */
   private waitAof?: Promise<boolean>;
   private readonly prefix: string;
+  private readonly callTimeoutMs: number | null;
   /** Connections closed so far: a WAIT answered on a later connection than its write confirms nothing. */
   private closes = 0;
   /** The WAIT on the wire, and the one that goes out after it, which every confirm meanwhile joins. */
@@ -25,6 +27,7 @@ export class Durability {
   constructor(private readonly client: RedisClient, options: ResolvedEchoMqOptions) {
     this.settings = options.durability;
     this.prefix = options.prefix;
+    this.callTimeoutMs = options.callTimeoutMs;
     if (this.settings && isClusterConnection(options.connection)) {
       // NOTE: WAIT counts the writes of its own connection, and a Cluster client sends a keyless
       // command to any node: it could wait on a node that never saw the write.
@@ -46,7 +49,8 @@ export class Durability {
     const connection = this.closes;
     const waits: Promise<unknown>[] = [this.replicas()];
     if (d.fsync) waits.push(this.fsynced(op, queue));
-    let [replicated] = (await Promise.all(waits)) as [number];
+    // NOTE: a WAIT may go out only once the one before it answered: up to two timeouts of the server's own.
+    let [replicated] = (await withinCallTimeout(Promise.all(waits), this.callTimeoutMs, op, queue, { extraMs: 2 * d.timeoutMs })) as [number];
     if (this.closes !== connection) replicated = 0;
     if (replicated < d.replicas) {
       throw new EchoMqError(notReplicated(op, queue, replicated, d.replicas, d.timeoutMs), { code: 'NOT_REPLICATED', queue });

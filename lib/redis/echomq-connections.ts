@@ -4,7 +4,7 @@ import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { RedisClient } from '../scripts/lane-scripts';
 import { checkConnectionAtStart } from './connection-check';
-import { closeRedisClient, createRedisClient } from './redis-connection';
+import { closeRedisClient, createRedisClient, dropRedisClient } from './redis-connection';
 
 const ERROR_LOG_EVERY_MS = 10_000;
 /** How long the boot waits for the command connection before going on without it. */
@@ -67,17 +67,14 @@ export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
   abortBoot(): void {
     const all = [...this.others, this.client];
     this.others.clear();
-    for (const c of all) {
-      // NOTE: disconnecting an ended client again arms a 2 s timer in ioredis that nothing clears.
-      if (c.status !== 'end') c.disconnect();
-    }
+    for (const c of all) dropRedisClient(c);
   }
 
+  /** Quits every connection together, each within closeRedisClient's bound (a dead path answers no QUIT). */
   async onApplicationShutdown(): Promise<void> {
-    const all = [...this.others];
+    const all = [...this.others, this.client];
     this.others.clear();
     await Promise.all(all.map((c) => closeRedisClient(c)));
-    await closeRedisClient(this.client);
   }
 
   /** Logs connection errors, at most one line per connection every few seconds. */

@@ -33,14 +33,39 @@ export function createRedisClient(connection: ResolvedEchoMqOptions['connection'
   return new IORedis({ ...base, ...connection, ...(lazy ? { lazyConnect: true } : {}) });
 }
 
-/** @internal Quits a connection, or disconnects it when it is not connected. */
-export async function closeRedisClient(client: RedisClient): Promise<void> {
+/**
+ * @internal How long a close waits for the server to answer QUIT. A server that is up answers at
+ * once; on a dead path (no FIN, no RST) nothing ever answers, and the close must still end.
+ */
+export const QUIT_WAIT_MS = 1_000;
+
+/**
+ * @internal Quits a connection; drops it when it is not connected, or when QUIT is not answered
+ * within `quitWaitMs`. Resolves in bounded time whatever the network does.
+ */
+export async function closeRedisClient(client: RedisClient, quitWaitMs = QUIT_WAIT_MS): Promise<void> {
   // NOTE: disconnecting an ended client again arms a 2 s timer in ioredis that nothing clears.
   if (client.status === 'end') return;
-  try {
-    if (client.status === 'ready') await client.quit();
-    else client.disconnect();
-  } catch {
-    client.disconnect();
+  if (client.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    const quit = client.quit().then(() => true, () => false);
+    const answered = await Promise.race([quit, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), quitWaitMs)))]);
+    clearTimeout(timer);
+    if (answered) return;
   }
+  dropRedisClient(client);
+}
+
+/**
+ * @internal Closes a connection at once, losing what it has in flight. NOTE: ioredis's disconnect()
+ * ends the socket politely (a FIN) and destroys it only after a 2 s timer when the server does not
+ * close its side, as on a dead path, where the socket would keep the process alive meanwhile: the
+ * sockets are destroyed here instead.
+ */
+export function dropRedisClient(client: RedisClient): void {
+  if (client.status === 'end') return;
+  // NOTE: read before disconnect(): a Cluster forgets its nodes as it disconnects.
+  const sockets = ('nodes' in client ? client.nodes('all') : [client]).map((c) => c.stream).filter((s) => s !== undefined);
+  client.disconnect();
+  for (const socket of sockets) socket.destroy();
 }

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { CLAIM_BATCH_MAX } from '../echomq.constants';
 import type { LaneConsumerDescriptor, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
 import type { LanesService } from '../lanes.service';
+import { dropRedisClient } from '../redis/redis-connection';
 import type { RedisClient } from '../scripts/lane-scripts';
 import { encodePayload } from '../validation/validate';
 import type { JobObservers } from './job-observers';
@@ -122,8 +123,8 @@ export class ClaimLoop {
     this.closing = true;
     this.abort.abort();
     this.slotWaiter?.();
-    // NOTE: disconnecting is how a BRPOP in flight is interrupted; the connection is the loop's own.
-    this.deps.blocking.disconnect();
+    // NOTE: dropping the connection is how a BRPOP in flight is interrupted; it is the loop's own.
+    dropRedisClient(this.deps.blocking);
     // NOTE: bounded waits: while the server is down, a claim or an ack in flight waits for it without
     // end (ioredis holds commands until it reconnects), and the shutdown must not.
     const waitMs = Math.max(timeoutMs, SERVER_WAIT_MS);

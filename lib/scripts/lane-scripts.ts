@@ -3,6 +3,7 @@ import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { jobFields, toClaim, toJob } from './claim-replies';
 import { announcedRow, JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
 import { LaneKeys } from '../redis/lane-keys';
+import { withinCallTimeout } from '../redis/call-deadline';
 import { fromServerError } from '../redis/server-errors';
 import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
@@ -86,6 +87,14 @@ export const NOT_JSON_REASON = 'payload is not JSON';
 type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
 type Reply = unknown;
 
+interface RunOptions {
+  /** The key prefix named in an ACL refusal's advice. @default the first key's */
+  prefix?: string;
+  /** Not bound by callTimeoutMs. */
+  unbounded?: boolean;
+  onLate?: (reply: Reply) => void;
+}
+
 const VERSION = '1';
 /** The registered command of a script; the compat variant (see lua/includes/compatMode.lua) has its own. */
 const commandOf = (name: string, compat = false): string => `echomq:${name}:${VERSION}${compat ? 'c' : ''}`;
@@ -99,7 +108,11 @@ export class LaneScripts {
    * @param compat run the scripts' `compat: 'echomq'` variants (ring membership read from the ring
    * list, flat jobs kept in the flat pending set), for queues the EchoMQ reference writes too.
    */
-  constructor(private readonly client: RedisClient, scripts: LoadedScript[] = loadScripts(), private readonly compat = false) {
+  /**
+   * @param callTimeoutMs the module option: how long a call waits for its reply (null: no bound)
+   */
+  constructor(private readonly client: RedisClient, scripts: LoadedScript[] = loadScripts(), private readonly compat = false,
+    private readonly callTimeoutMs: number | null = null) {
     for (const s of scripts) {
       const command = commandOf(s.name, compat);
       if (!(command in client)) {
@@ -108,15 +121,32 @@ export class LaneScripts {
     }
   }
 
-  /** Runs a script; a server error becomes an EchoMqError naming `op`, `queue` and the key `prefix` (for ACL advice). */
+  /**
+   * Runs a script within callTimeoutMs (unless `unbounded`: the library's own bookkeeping, whose
+   * late answer must still be taken); a server error becomes an EchoMqError naming `op`, `queue` and
+   * the key `prefix` (for ACL advice). `onLate` gets a reply that came after the caller gave up.
+   */
   private async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[],
-    prefix = keys[0].slice(0, keys[0].indexOf(':{'))): Promise<Reply> {
+    { prefix = keys[0].slice(0, keys[0].indexOf(':{')), unbounded = false, onLate }: RunOptions = {}): Promise<Reply> {
     const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name, this.compat)];
     try {
-      return await call.call(this.client, ...keys, ...args);
+      return await withinCallTimeout(call.call(this.client, ...keys, ...args), unbounded ? null : this.callTimeoutMs, op, queue, { onLate });
     } catch (err) {
       throw fromServerError(op, queue, prefix, err);
     }
+  }
+
+  /**
+   * Hands back the jobs a claim served after its caller had given up on it (callTimeoutMs): nobody
+   * runs them, and without this they would wait for their leases to end.
+   */
+  private handBackLate(k: LaneKeys, from: number): (reply: Reply) => void {
+    return (reply) => {
+      const r = reply as Reply[];
+      for (let at = from; at + 5 < r.length; at += 6) {
+        void this.release(k, r[at] as string, Number(r[at + 2])).catch(() => undefined);
+      }
+    };
   }
 
   async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitResult> {
@@ -151,7 +181,7 @@ export class LaneScripts {
     const reply = (await this.run('claim', k.queue, 'claim',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo,
         k.meta, k.dead, k.flatPending, k.index, k.weight, k.stats],
-      [k.base, leaseMs, steps, promoteMax])) as Reply[];
+      [k.base, leaseMs, steps, promoteMax], { onLate: this.handBackLate(k, 2) })) as Reply[];
     return this.served(k, reply);
   }
 
@@ -159,7 +189,7 @@ export class LaneScripts {
     const reply = (await this.run('wclaim', k.queue, 'wclaim',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
         k.meta, k.dead, k.flatPending, k.index, k.stats],
-      [k.base, leaseMs, max, promoteMax])) as Reply[];
+      [k.base, leaseMs, max, promoteMax], { onLate: this.handBackLate(k, 2) })) as Reply[];
     return this.served(k, reply);
   }
 
@@ -201,7 +231,7 @@ export class LaneScripts {
     const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
         k.meta, k.dead, k.flatPending, k.index, k.stats],
-      [k.base, leaseMs, turns, max, untilJobs, promoteMax])) as Reply[];
+      [k.base, leaseMs, turns, max, untilJobs, promoteMax], { onLate: this.handBackLate(k, 3) })) as Reply[];
     const leaseUntil = Number(reply[0]);
     const out: LaneJob[][] = [];
     const bad: { id: string; token: number }[] = [];
@@ -259,8 +289,9 @@ export class LaneScripts {
    * lua/nodeLease-1.lua): the number taken (-1 - n when all are held), or 1 / 0 for renew and release.
    */
   async nodeLease(leasesKey: string, action: 'take' | 'renew' | 'release', token: string, leaseMs: number, node = -1): Promise<number> {
+    // NOTE: unbounded: a number taken late is still this process's (it mints with it once it lands).
     return Number(await this.run(`the job-id node lease (${action})`, '', 'nodeLease', [leasesKey], [action, token, leaseMs, node],
-      leasesKey.slice(0, leasesKey.lastIndexOf(':'))));
+      { prefix: leasesKey.slice(0, leasesKey.lastIndexOf(':')), unbounded: true }));
   }
 
   /**
@@ -270,7 +301,7 @@ export class LaneScripts {
   async adoptLanes(k: LaneKeys, count: number): Promise<boolean> {
     return Number(await this.run('adopting the lanes of a queue written before 0.2', k.queue, 'adoptLanes',
       [k.meta, k.index, k.stats, k.ringSet, k.paused, k.gactive, k.limit, k.weight, k.active, k.schedule, k.dead],
-      [k.base, count])) === 1;
+      [k.base, count], { unbounded: true })) === 1;
   }
 
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {

@@ -18,7 +18,7 @@ class AclWorker {
 }
 
 /** LanesService methods that are not the queue's public operations (hooks and internals). */
-const NOT_PUBLIC = new Set(['constructor', 'onModuleInit', 'beforeApplicationShutdown', 'keysOf', 'settings', 'admitArgs', 'leaseOf', 'wclaimTurn', 'extendUntil']);
+const NOT_PUBLIC = new Set(['constructor', 'onModuleInit', 'beforeApplicationShutdown', 'onApplicationShutdown', 'keysOf', 'settings', 'admitArgs', 'leaseOf', 'wclaimTurn', 'extendUntil']);
 
 /**
  * Least privilege: a user allowed the EchoMQ keys and the commands in lib/redis/acl.ts, nothing
