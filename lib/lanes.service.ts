@@ -3,7 +3,7 @@ import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
 import type {
-  ClaimOptions, FailOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
+  ClaimOptions, CompleteOptions, FailOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
   PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, WaitForOptions,
   WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
@@ -19,6 +19,7 @@ import { LaneRecovery } from './lanes/recovery';
 import { adoptLanes, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
 import { nodeLeaseKey } from './redis/lane-keys';
+import { duplicateClient } from './redis/redis-connection';
 import type { LaneKeys } from './redis/lane-keys';
 import type { RedisClient } from './scripts/lane-scripts';
 
@@ -63,7 +64,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
     // LanesService built by hand duplicates its client and closes the copy when nobody waits.
     this.waiting = new LaneWaiting(this.ctx, connections
       ? { open: () => connections.open('echomq:waits'), close: (c) => connections.close(c), closeWhenIdle: false }
-      : { open: () => client.duplicate(), close: async (c) => void c.disconnect(), closeWhenIdle: true }, this.logger);
+      : { open: () => duplicateClient(client), close: async (c) => void c.disconnect(), closeWhenIdle: true }, this.logger);
   }
 
   /** @internal Takes a job-id node number no other live process holds, and checks the eviction policy. */
@@ -147,10 +148,11 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
 
   /**
    * Acknowledges a job; only the holder of the current attempt (`token`) may. `result` (JSON, up to
-   * maxPayloadBytes) is kept with the row when completed jobs are kept (`keepCompletedMs`).
+   * maxPayloadBytes) is kept with the row when completed jobs are kept (`keepCompletedMs`, which
+   * `opts.keepCompletedMs` overrides for this job).
    */
-  complete(queue: string, jobId: string, token: number, result?: unknown): Promise<boolean> {
-    return this.acks.complete(queue, jobId, token, result);
+  complete(queue: string, jobId: string, token: number, result?: unknown, opts?: CompleteOptions): Promise<boolean> {
+    return this.acks.complete(queue, jobId, token, result, opts);
   }
 
   /**
@@ -158,7 +160,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
    * boolean per ack, in order (false: the token was stale or the job unknown). `opts.keepCompletedMs`
    * overrides the module's for these jobs (a consumer's own setting).
    */
-  completeMany(queue: string, acks: { jobId: string; token: number; result?: unknown }[], opts?: { keepCompletedMs?: number }): Promise<boolean[]> {
+  completeMany(queue: string, acks: { jobId: string; token: number; result?: unknown }[], opts?: CompleteOptions): Promise<boolean[]> {
     return this.acks.completeMany(queue, acks, opts);
   }
 

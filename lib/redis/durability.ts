@@ -2,7 +2,7 @@ import { durabilityOnCluster, fsyncUnsupported, notReplicated } from '../echomq.
 import { EchoMqError } from '../errors';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { RedisClient } from '../scripts/lane-scripts';
-import { isClusterConnection } from './redis-connection';
+import { connectsToCluster } from './redis-connection';
 import { fromServerError } from './server-errors';
 
 /**
@@ -25,7 +25,7 @@ export class Durability {
   constructor(private readonly client: RedisClient, options: ResolvedEchoMqOptions) {
     this.settings = options.durability;
     this.prefix = options.prefix;
-    if (this.settings && isClusterConnection(options.connection)) {
+    if (this.settings && connectsToCluster(options.connection)) {
       // NOTE: WAIT counts the writes of its own connection, and a Cluster client sends a keyless
       // command to any node: it could wait on a node that never saw the write.
       throw new EchoMqError(durabilityOnCluster(), { code: 'MISCONFIGURED', argument: 'durability' });
