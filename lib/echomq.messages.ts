@@ -109,3 +109,6 @@ export const fsyncUnsupported = (): string =>
 
 export const durabilityOnCluster = (): string =>
   'EchoMqModule option durability is not supported on a Redis Cluster connection: WAIT must run on the node that took the write.';
+
+export const adoptedLanes = (queue: string, lanes: number): string =>
+  `Queue ${queue}: its ${lanes} lane(s) from before 0.2 are in the lane index now (scanLanes, topLanes, stats and the dashboard see them).`;

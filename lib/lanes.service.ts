@@ -44,6 +44,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly jobs: LaneJobs;
   private readonly waiting: LaneWaiting;
   private readonly nodeLease: JobIdNodeLease;
+  private readonly connections?: EchoMqConnections;
 
   constructor(
     @Inject(ECHOMQ_REDIS_CLIENT) client: RedisClient,
@@ -51,6 +52,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
     @Optional() connections?: EchoMqConnections,
   ) {
     this.ctx = new LaneContext(client, options);
+    this.connections = connections;
     this.logger = echoMqLogger(options);
     this.admission = new LaneAdmission(this.ctx);
     this.claims = new LaneClaims(this.ctx);
@@ -69,7 +71,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** @internal Takes a job-id node number no other live process holds, and checks the eviction policy. */
   async onModuleInit(): Promise<void> {
-    await prepareServer(this.ctx, this.nodeLease, this.logger);
+    await prepareServer(this.ctx, this.nodeLease, this.logger, this.connections?.startDeadline);
   }
 
   /** @internal Indexes the lanes of queues written before 0.2 (see lanes/server-setup.ts). */

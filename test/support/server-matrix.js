@@ -13,7 +13,7 @@ const path = require('path');
 
 const ROOT = path.join(__dirname, '..', '..');
 const JEST = require.resolve('jest/bin/jest', { paths: [ROOT] });
-const SERVER_PROJECTS = ['integration', 'e2e', 'faults'];
+const SERVER_PROJECTS = ['integration', 'e2e', 'faults', 'ioredis6'];
 
 const say = (line) => process.stdout.write(`[matrix] ${line}\n`);
 
