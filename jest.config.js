@@ -6,7 +6,7 @@ const common = {
   testTimeout: 60_000,
   moduleFileExtensions: ['ts', 'js', 'json'],
   // The sample imports the public entry by its package name; tests run it against the sources.
-  moduleNameMapper: { '^@echomq/nestjs$': '<rootDir>/lib/index.ts', '^@echomq/nestjs/(metrics|health|dashboard)$': '<rootDir>/lib/$1/index.ts' },
+  moduleNameMapper: { '^@echomq/nestjs$': '<rootDir>/lib/index.ts', '^@echomq/nestjs/(metrics|health|dashboard|testing)$': '<rootDir>/lib/$1/index.ts' },
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }] },
 };
 
