@@ -11,7 +11,7 @@ const { tmpdir } = require('os');
 const { join } = require('path');
 
 const ROOT = join(__dirname, '..', '..');
-const PEERS = ['@nestjs/common@12', '@nestjs/core@12', 'reflect-metadata@0.2', 'rxjs@7', 'prom-client@15', '@nestjs/terminus@12', '@opentelemetry/api@1'];
+const PEERS = ['ioredis@6', '@nestjs/common@12', '@nestjs/core@12', 'reflect-metadata@0.2', 'rxjs@7', 'prom-client@15', '@nestjs/terminus@12', '@opentelemetry/api@1'];
 
 const MAIN = `
 import 'reflect-metadata';
