@@ -6,8 +6,8 @@ export { EchoMqError } from './errors';
 export { EchoMqErrorFilter, httpStatusOf } from './http/echomq-error.filter';
 export type { EchoMqErrorCode, EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';
-export { InjectQueue, getQueueToken, LaneWorker, LANE_QUEUE_METHODS } from './queues';
-export type { LaneQueue, LaneQueueMethod, LaneQueueDefaults, RegisterQueueOptions, RegisterQueueAsyncOptions } from './queues';
+export { InjectQueue, getQueueToken, LaneWorker, LANE_QUEUE_METHODS, LaneQueue } from './queues';
+export type { LaneQueueMethod, LaneQueueDefaults, RegisterQueueOptions, RegisterQueueAsyncOptions } from './queues';
 export type {
   LaneJob, LaneInfo, LaneRate, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, EchoMqExistingClient, EchoMqDurability, SubmitOptions, SubmitItem,
   ClaimOptions, CompleteOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,

@@ -48,17 +48,28 @@ interface PayloadTyped<T> {
 /** A method with its first parameter (the queue) bound. */
 type QueueBound<F> = F extends (queue: string, ...rest: infer R) => infer Ret ? (...rest: R) => Ret : never;
 
+/** @internal The bound methods of a handle whose payloads are `T`. */
+type LaneQueueMethods<T> = {
+  readonly [K in LaneQueueMethod]: QueueBound<K extends keyof PayloadTyped<T> ? PayloadTyped<T>[K] : LanesService[K]>;
+};
+
 /**
  * A handle on one queue, from `EchoMqModule.registerQueue({ name })` and `@InjectQueue(name)`: every
  * `LanesService` method that takes a queue, with the queue bound (`submit(group, payload, opts?)`,
  * `claim(opts?)`, `lane(group)`, `stats()`, …), and `T` typing the payload on both sides. The queue's
  * `defaults` fill in what a call leaves out.
  */
-export type LaneQueue<T = unknown> = {
-  readonly [K in LaneQueueMethod]: QueueBound<K extends keyof PayloadTyped<T> ? PayloadTyped<T>[K] : LanesService[K]>;
-} & {
+export interface LaneQueue<T = unknown> extends LaneQueueMethods<T> {
   /** The queue's name. */
   readonly name: string;
   /** The defaults registered with the queue (frozen). */
   readonly defaults: Readonly<LaneQueueDefaults>;
-};
+}
+
+/**
+ * What a handle is at run time: the methods it binds. NOTE: `LaneQueue` is a value too so that
+ * `@InjectQueue('cm') cm: LaneQueue<Guess>` compiles in a `nest new` project: there `isolatedModules`,
+ * `emitDecoratorMetadata` and an ES-style module setting refuse a type-only name in a decorated
+ * signature imported without `import type` (TS1272). Its metadata stays `Object` (no construct signature).
+ */
+export const LaneQueue: { readonly methods: readonly LaneQueueMethod[] } = Object.freeze({ methods: LANE_QUEUE_METHODS });
