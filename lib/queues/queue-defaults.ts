@@ -1,7 +1,7 @@
 import type { FactoryProvider, ModuleMetadata } from '@nestjs/common';
 import { MAX_KEEP_COMPLETED_MS } from '../echomq.constants';
 import { resolveBackoff } from '../echomq.options';
-import { invalidArgument } from '../echomq.messages';
+import { invalidArgument, queueRegisteredTwice } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import type { EchoMqBackoff } from '../interfaces';
 import { checkName, checkOptInt } from '../validation/validate';
@@ -80,10 +80,7 @@ export class EchoMqQueueRegistry {
     const defaults = resolveQueueDefaults(queue, rawDefaults);
     const known = this.queues.get(queue);
     if (known && JSON.stringify(known) !== JSON.stringify(defaults)) {
-      throw new EchoMqError(
-        `Queue "${queue}" is registered twice with different defaults (${JSON.stringify(known)} and ${JSON.stringify(defaults)}); register it once, or with the same defaults everywhere.`,
-        { code: 'MISCONFIGURED', queue },
-      );
+      throw new EchoMqError(queueRegisteredTwice(queue, JSON.stringify(known), JSON.stringify(defaults)), { code: 'MISCONFIGURED', queue });
     }
     this.queues.set(queue, defaults);
     return { name: queue, defaults };
