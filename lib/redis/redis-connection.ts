@@ -52,6 +52,8 @@ export function createRedisClient(connection: ResolvedEchoMqOptions['connection'
     enableReadyCheck: true,
     retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2_000),
   };
+  // NOTE: on a client's duplicate our settings win: its options hold ioredis's defaults filled in
+  // (maxRetriesPerRequest 20, …), which cannot be told from choices, and calls must wait through an outage.
   if (isExistingClient(connection)) return duplicateClient(connection, { ...base, ...(lazy ? { lazyConnect: true } : {}) });
   if (isClusterConnection(connection)) {
     return new Cluster(connection.cluster, {
