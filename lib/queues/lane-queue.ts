@@ -5,7 +5,7 @@ import type { LaneQueueDefaults } from './queue-defaults';
  * The `LanesService` methods a queue handle binds, each with the queue as its first argument. The one
  * place that says what a handle has: a method `LanesService` gains goes here (one line), and a unit test
  * (test/unit/lane-queue-types.spec.ts) fails to compile while a queue method is in neither this list
- * nor {@link UNBOUND_QUEUE_METHODS}.
+ * nor {@link UnboundQueueMethod}.
  */
 export const LANE_QUEUE_METHODS = [
   'submit', 'submitMany',
@@ -17,7 +17,7 @@ export const LANE_QUEUE_METHODS = [
 ] as const satisfies readonly QueueMethodName[];
 
 /** @internal Queue methods of `LanesService` a handle leaves out on purpose (internal ones). */
-export type UNBOUND_QUEUE_METHODS = 'extendUntil';
+export type UnboundQueueMethod = 'extendUntil';
 
 /** The name of a method a queue handle binds. */
 export type LaneQueueMethod = (typeof LANE_QUEUE_METHODS)[number];

@@ -1,10 +1,10 @@
 // Compiled by test/unit/lane-queue-types.spec.ts (never run): the handle's type follows LanesService.
 import type { LaneJob, LaneQueue } from '../../../lib';
 import type { LanesService } from '../../../lib/lanes.service';
-import type { LaneQueueMethod, QueueMethodName, UNBOUND_QUEUE_METHODS } from '../../../lib/queues/lane-queue';
+import type { LaneQueueMethod, QueueMethodName, UnboundQueueMethod } from '../../../lib/queues/lane-queue';
 
 /** Queue methods of `S` that a handle binds by neither list. */
-export type MissingFromHandle<S> = Exclude<QueueMethodName<S>, LaneQueueMethod | UNBOUND_QUEUE_METHODS>;
+export type MissingFromHandle<S> = Exclude<QueueMethodName<S>, LaneQueueMethod | UnboundQueueMethod>;
 /** Compiles only when `S` has no queue method the handle lacks (the error names the missing ones). */
 export type EveryQueueMethodBound<S> = [MissingFromHandle<S>] extends [never] ? true : { missing: MissingFromHandle<S> };
 
