@@ -118,3 +118,9 @@ export const fsyncUnsupported = (): string =>
 
 export const durabilityOnCluster = (): string =>
   'EchoMqModule option durability is not supported on a Redis Cluster connection: WAIT must run on the node that took the write.';
+
+export const adoptedLanes = (queue: string, lanes: number): string =>
+  `Queue ${queue}: its ${lanes} lane(s) from before 0.2 are in the lane index now (scanLanes, topLanes, stats and the dashboard see them).`;
+
+export const queueRegisteredTwice = (queue: string, first: string, second: string): string =>
+  `Queue "${queue}" is registered twice with different defaults (${first} and ${second}); register it once, or with the same defaults everywhere.`;

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { EchoMqConfigurableModule, ECHOMQ_RAW_OPTIONS } from './echomq.module-definition';
@@ -7,6 +7,8 @@ import { EchoMqMetadataAccessor } from './explorer/echomq-metadata.accessor';
 import { LaneConsumerExplorer } from './explorer/lane-consumer.explorer';
 import type { EchoMqModuleOptions } from './interfaces';
 import { LanesService } from './lanes.service';
+import { LaneQueueModule } from './queues/lane-queue.module';
+import { EchoMqQueueRegistry, RegisterQueueAsyncOptions, RegisterQueueOptions } from './queues/queue-defaults';
 import { EchoMqConnections } from './redis/echomq-connections';
 import { ClaimLoopOrchestrator } from './runner/claim-loop.orchestrator';
 import { JobObservers } from './runner/job-observers';
@@ -14,7 +16,8 @@ import { JobObservers } from './runner/job-observers';
 /**
  * Fair job lanes on Valkey/Redis. Import once at the root with `EchoMqModule.forRoot({...})` or
  * `forRootAsync({ imports, inject, useFactory })`; it is global and provides `LanesService`, and
- * runs a claim loop for every `@LaneConsumer` provider of the application.
+ * runs a claim loop for every `@LaneConsumer` provider of the application. `registerQueue` gives
+ * feature modules a handle per queue.
  */
 @Module({
   imports: [DiscoveryModule],
@@ -30,9 +33,28 @@ import { JobObservers } from './runner/job-observers';
     LanesService,
     ClaimLoopOrchestrator,
     JobObservers,
+    EchoMqQueueRegistry,
   ],
   // NOTE: beyond LanesService, what the optional subpaths (metrics, health) inject; none of it is
   // exported by the package's main entry.
-  exports: [LanesService, ClaimLoopOrchestrator, JobObservers, ECHOMQ_REDIS_CLIENT],
+  exports: [LanesService, ClaimLoopOrchestrator, JobObservers, ECHOMQ_REDIS_CLIENT, EchoMqQueueRegistry],
 })
-export class EchoMqModule extends EchoMqConfigurableModule {}
+export class EchoMqModule extends EchoMqConfigurableModule {
+  /**
+   * Provides a handle (`LaneQueue`, injected with `@InjectQueue(name)`) for each queue given, in the
+   * module that imports this; `defaults` apply to the handle's calls and to the queue's consumers.
+   * Needs `EchoMqModule.forRoot()` (or `forRootAsync`) at the root.
+   * @param queues one or more `{ name, defaults? }`
+   */
+  static registerQueue(...queues: RegisterQueueOptions[]): DynamicModule {
+    return LaneQueueModule.register(queues);
+  }
+
+  /**
+   * As {@link registerQueue}, each queue's defaults from a factory: `{ name, imports?, inject?, useFactory }`.
+   * @param queues one or more queues
+   */
+  static registerQueueAsync(...queues: RegisterQueueAsyncOptions[]): DynamicModule {
+    return LaneQueueModule.registerAsync(queues);
+  }
+}

@@ -1,6 +1,6 @@
 import { DEFAULT_PREFIX, MAX_CALL_TIMEOUT_MS, MAX_KEEP_COMPLETED_MS } from './echomq.constants';
 import { EchoMqError } from './errors';
-import type { EchoMqModuleOptions, ResolvedEchoMqOptions } from './interfaces';
+import type { EchoMqBackoff, EchoMqModuleOptions, ResolvedEchoMqOptions } from './interfaces';
 import { checkInt, checkName } from './validation/validate';
 
 /** @internal Merges the defaults into module options, for both forRoot and forRootAsync. */
@@ -8,17 +8,12 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
   if (typeof options !== 'object' || options === null) {
     throw new EchoMqError('EchoMqModule options must be an object.', { argument: 'options' });
   }
-  const backoff = options.backoff ?? { delayMs: 1_000 };
   const resolved: ResolvedEchoMqOptions = {
     connection: options.connection ?? 'redis://127.0.0.1:6379',
     prefix: options.prefix ?? DEFAULT_PREFIX,
     leaseMs: options.leaseMs ?? 30_000,
     maxAttempts: options.maxAttempts ?? 3,
-    backoff: {
-      delayMs: backoff.delayMs,
-      factor: backoff.factor ?? 2,
-      maxDelayMs: backoff.maxDelayMs ?? 3_600_000,
-    },
+    backoff: resolveBackoff(options.backoff ?? { delayMs: 1_000 }, 'backoff'),
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
     maxPayloadBytes: options.maxPayloadBytes ?? 1_048_576,
     idleBlockMs: options.idleBlockMs ?? 5_000,
@@ -36,16 +31,28 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
   checkName('prefix', resolved.prefix);
   checkInt('leaseMs', resolved.leaseMs, 1);
   checkInt('maxAttempts', resolved.maxAttempts, 1);
-  checkInt('backoff.delayMs', resolved.backoff.delayMs, 0);
-  if (typeof resolved.backoff.factor !== 'number' || !Number.isFinite(resolved.backoff.factor) || resolved.backoff.factor < 1) {
-    throw new EchoMqError('Invalid argument "backoff.factor": must be a finite number >= 1.', { argument: 'backoff.factor' });
-  }
-  checkInt('backoff.maxDelayMs', resolved.backoff.maxDelayMs, 0);
   checkInt('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0);
   checkInt('maxPayloadBytes', resolved.maxPayloadBytes, 1);
   checkInt('idleBlockMs', resolved.idleBlockMs, 10);
   checkInt('keepCompletedMs', resolved.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS);
   if (resolved.callTimeoutMs !== null) checkInt('callTimeoutMs', resolved.callTimeoutMs, 1, MAX_CALL_TIMEOUT_MS);
+  return resolved;
+}
+
+/**
+ * @internal Checks a retry backoff and fills in its defaults (the module's `backoff`, a queue's
+ * `defaults.backoff`); `argument` names it in errors.
+ */
+export function resolveBackoff(b: EchoMqBackoff, argument: string): Required<EchoMqBackoff> {
+  if (typeof b !== 'object' || b === null) {
+    throw new EchoMqError(`Invalid argument "${argument}": must be { delayMs, factor?, maxDelayMs? }.`, { argument });
+  }
+  const resolved = { delayMs: b.delayMs, factor: b.factor ?? 2, maxDelayMs: b.maxDelayMs ?? 3_600_000 };
+  checkInt(`${argument}.delayMs`, resolved.delayMs, 0);
+  if (typeof resolved.factor !== 'number' || !Number.isFinite(resolved.factor) || resolved.factor < 1) {
+    throw new EchoMqError(`Invalid argument "${argument}.factor": must be a finite number >= 1.`, { argument: `${argument}.factor` });
+  }
+  checkInt(`${argument}.maxDelayMs`, resolved.maxDelayMs, 0);
   return resolved;
 }
 

@@ -3,10 +3,13 @@ export { LanesService } from './lanes.service';
 export { LaneConsumer, Weighted, OnLaneEvent, laneConsumerQueueOf } from './decorators';
 export type { LaneEventName } from './decorators';
 export { EchoMqError } from './errors';
+export { EchoMqErrorFilter, httpStatusOf } from './http/echomq-error.filter';
 export type { EchoMqErrorCode, EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';
+export { InjectQueue, getQueueToken, LaneWorker, LANE_QUEUE_METHODS, LaneQueue } from './queues';
+export type { LaneQueueMethod, LaneQueueDefaults, RegisterQueueOptions, RegisterQueueAsyncOptions } from './queues';
 export type {
-  LaneJob, LaneInfo, LaneRate, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, EchoMqDurability, SubmitOptions, SubmitItem,
-  ClaimOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,
+  LaneJob, LaneInfo, LaneRate, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, EchoMqExistingClient, EchoMqDurability, SubmitOptions, SubmitItem,
+  ClaimOptions, CompleteOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,
   JobInfo, LanePosition, QueueStats, LanePage, ScanLanesOptions, WaitForOptions,
 } from './interfaces';

@@ -3,7 +3,7 @@ import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
 import type {
-  ClaimOptions, FailOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
+  ClaimOptions, CompleteOptions, FailOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
   PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, WaitForOptions,
   WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
@@ -20,6 +20,7 @@ import { LaneRecovery } from './lanes/recovery';
 import { adoptLanes, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
 import { nodeLeaseKey } from './redis/lane-keys';
+import { duplicateClient } from './redis/redis-connection';
 import type { LaneKeys } from './redis/lane-keys';
 import type { RedisClient } from './scripts/lane-scripts';
 
@@ -44,6 +45,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   private readonly jobs: LaneJobs;
   private readonly waiting: LaneWaiting;
   private readonly nodeLease: JobIdNodeLease;
+  private readonly connections?: EchoMqConnections;
 
   constructor(
     @Inject(ECHOMQ_REDIS_CLIENT) client: RedisClient,
@@ -51,6 +53,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     @Optional() connections?: EchoMqConnections,
   ) {
     this.ctx = new LaneContext(client, options);
+    this.connections = connections;
     this.logger = echoMqLogger(options);
     this.admission = new LaneAdmission(this.ctx);
     this.claims = new LaneClaims(this.ctx);
@@ -64,12 +67,12 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     // LanesService built by hand duplicates its client and closes the copy when nobody waits.
     this.waiting = new LaneWaiting(this.ctx, connections
       ? { open: () => connections.open('echomq:waits'), close: (c) => connections.close(c), closeWhenIdle: false }
-      : { open: () => client.duplicate(), close: (c) => closeRedisClient(c), closeWhenIdle: true }, this.logger);
+      : { open: () => duplicateClient(client), close: (c) => closeRedisClient(c), closeWhenIdle: true }, this.logger);
   }
 
   /** @internal Takes a job-id node number no other live process holds, and checks the eviction policy. */
   async onModuleInit(): Promise<void> {
-    await prepareServer(this.ctx, this.nodeLease, this.logger);
+    await prepareServer(this.ctx, this.nodeLease, this.logger, this.connections?.startDeadline);
   }
 
   /** @internal Indexes the lanes of queues written before 0.2 (see lanes/server-setup.ts). */
@@ -156,10 +159,11 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
 
   /**
    * Acknowledges a job; only the holder of the current attempt (`token`) may. `result` (JSON, up to
-   * maxPayloadBytes) is kept with the row when completed jobs are kept (`keepCompletedMs`).
+   * maxPayloadBytes) is kept with the row when completed jobs are kept (`keepCompletedMs`, which
+   * `opts.keepCompletedMs` overrides for this job).
    */
-  complete(queue: string, jobId: string, token: number, result?: unknown): Promise<boolean> {
-    return this.acks.complete(queue, jobId, token, result);
+  complete(queue: string, jobId: string, token: number, result?: unknown, opts?: CompleteOptions): Promise<boolean> {
+    return this.acks.complete(queue, jobId, token, result, opts);
   }
 
   /**
@@ -167,7 +171,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
    * boolean per ack, in order (false: the token was stale or the job unknown). `opts.keepCompletedMs`
    * overrides the module's for these jobs (a consumer's own setting).
    */
-  completeMany(queue: string, acks: { jobId: string; token: number; result?: unknown }[], opts?: { keepCompletedMs?: number }): Promise<boolean[]> {
+  completeMany(queue: string, acks: { jobId: string; token: number; result?: unknown }[], opts?: CompleteOptions): Promise<boolean[]> {
     return this.acks.completeMany(queue, acks, opts);
   }
 

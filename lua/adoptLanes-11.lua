@@ -23,7 +23,9 @@
   ARGV[1] base   'emq:{q}:'; must be the prefix of KEYS[4]
   ARGV[2] count  lanes to read per call (SSCAN/HSCAN COUNT hint, >= 1)
 
-  Reply: 1 when the queue is done (now or before), 0 when another call is needed.
+  Reply: { done, indexed }: done 1 when the queue is done (now or before), 0 when another call is
+  needed; indexed, how many lanes this call put in the lane index (0 for a queue with nothing from
+  before, so a caller can say nothing then).
   Totals: on the first call, a queue with no `submitted` total yet (nothing 0.2 has admitted) counts
   its jobs in flight (active, scheduled, dead) as submitted, and each lane this indexes adds its
   depth, so that pending reads right. A queue some 0.2 process has already admitted to is not
@@ -39,7 +41,7 @@ if not base or KEYS[4] ~= base .. 'ringset' or not count or count < 1 then
   return redis.error_reply('ERR echomq: adoptLanes arguments do not match its keys')
 end
 local at = rcall('HGET', KEYS[1], 'adopt')
-if at == 'done' then return 1 end
+if at == 'done' then return { 1, 0 } end
 
 local counting
 if not at then
@@ -59,7 +61,7 @@ counting = mode == 'c'
 
 local isSet = source <= 5
 local reply = rcall(isSet and 'SSCAN' or 'HSCAN', KEYS[source], cursor, 'COUNT', count)
-local found, added = reply[2], 0
+local found, added, indexed = reply[2], 0, 0
 local step = isSet and 1 or 2
 for i = 1, #found, step do
   local group = found[i]
@@ -67,20 +69,23 @@ for i = 1, #found, step do
   -- NOTE: every source but the ring set names a lane with active jobs or a setting, which the index
   -- keeps at depth 0 too; a ring-set lane with nothing pending (it is about to leave) is left out.
   if depth > 0 or source > 4 then
-    if rcall('ZADD', KEYS[2], depth, group) == 1 then added = added + depth end
+    if rcall('ZADD', KEYS[2], depth, group) == 1 then
+      added = added + depth
+      indexed = indexed + 1
+    end
   end
 end
 if counting and added > 0 then rcall('HINCRBY', KEYS[3], 'submitted', added) end
 
 if reply[1] ~= '0' then
   rcall('HSET', KEYS[1], 'adopt', source .. ':' .. reply[1] .. ':' .. mode)
-  return 0
+  return { 0, indexed }
 end
 -- NOTE: grate and gpause are 0.2's own settings (their lanes are indexed already): gweight, the
 -- last setting 0.1 had, ends the walk.
 if source < 8 then
   rcall('HSET', KEYS[1], 'adopt', (source + 1) .. ':0:' .. mode)
-  return 0
+  return { 0, indexed }
 end
 rcall('HSET', KEYS[1], 'adopt', 'done')
-return 1
+return { 1, indexed }

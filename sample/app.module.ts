@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { EchoMqModule } from '@echomq/nestjs';
+import { EchoMqErrorFilter, EchoMqModule } from '@echomq/nestjs';
 import { EchoMqHealthIndicator } from '@echomq/nestjs/health';
 import { EchoMqMetricsModule } from '@echomq/nestjs/metrics';
 import { EchoMqDashboardModule } from '@echomq/nestjs/dashboard';
 import { DashboardTokenGuard } from './dashboard-token.guard';
-import { EchoMqErrorFilter } from './echomq-error.filter';
 import { GUESS_QUEUE } from './guess';
 import { GuessesController } from './guesses.controller';
 import { HealthController } from './health.controller';
@@ -26,6 +25,9 @@ import { SCORING_COST_MS, ScoreWorker } from './score.worker';
         keepCompletedMs: 600_000,
       }),
     }),
+    // The guess queue's handle (@InjectQueue(GUESS_QUEUE)) and its defaults, for the controllers'
+    // submits and for ScoreWorker: a guess gets two tries, a second after the first.
+    EchoMqModule.registerQueue({ name: GUESS_QUEUE, defaults: { maxAttempts: 2, backoff: { delayMs: 1_000 } } }),
     // NOTE: the queues' totals and gauges are read from the server at each scrape of GET /metrics.
     EchoMqMetricsModule.forRoot(),
     TerminusModule,
@@ -38,6 +40,7 @@ import { SCORING_COST_MS, ScoreWorker } from './score.worker';
     ScoreService,
     ScoreWorker,
     { provide: SCORING_COST_MS, useFactory: () => Math.max(Number(process.env.SCORING_COST_MS) || 0, 0) },
+    // Bad input from a request (a bad player name, a bad pause) is a 400, a server in trouble a 503.
     { provide: APP_FILTER, useClass: EchoMqErrorFilter },
   ],
 })

@@ -121,9 +121,12 @@ async function main(): Promise<void> {
   app.enableShutdownHooks();
   await app.listen(await freePortFor(Number(process.env.PORT ?? 3000)));
   const { port } = app.getHttpServer().address() as { port: number };
+  // NOTE: the link is shown only when the page stays up to be opened (`--serve`): without it the
+  // demo ends a few seconds after its run, and a link printed then would lead nowhere.
+  const serve = process.argv.includes('--serve');
   const link = dashboardLink(`http://localhost:${port}`);
   try {
-    out(`Live dashboard while the demo runs: ${link}`);
+    if (serve) out(`Live dashboard while the demo runs: ${link}`);
     out(`Codemojex demo: "${HEAVY}" floods the game with ${FLOOD.toLocaleString('en-US')} guesses, then ${LIGHT.length} players send ${EACH} guesses each.`);
     out(`(warming up first: ${TOTAL.toLocaleString('en-US')} guesses scored unmeasured)`);
     await warmUp(app);
@@ -134,10 +137,13 @@ async function main(): Promise<void> {
     out(`2) The same guesses in one FIFO line: a single lane ("${ONE_LINE}"), served first come, first served.`);
     const fifo = await play(app, 'one line', () => ONE_LINE);
     summary(fair, fifo, costMs);
-    if (process.stdout.isTTY && process.stdin.isTTY) {
-      out();
+    out();
+    if (serve) {
       out(`The dashboard stays up at ${link} (Ctrl-C to stop).`);
+      // NOTE: Ctrl-C ends it through the shutdown hooks (enableShutdownHooks above), which close the app.
       await new Promise<never>(() => undefined);
+    } else {
+      out('`npm run demo -- --serve` keeps the app and its live dashboard up until Ctrl-C.');
     }
   } finally {
     await app.close();

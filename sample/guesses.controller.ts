@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
-import { isJobId, JobInfo, LaneInfo, LanePosition, LanesService } from '@echomq/nestjs';
+import { InjectQueue, isJobId, JobInfo, LaneInfo, LanePosition, LaneQueue } from '@echomq/nestjs';
 import { Guess, GUESS_QUEUE, ParseGuessPipe } from './guess';
 import { Scoreboard, ScoreService } from './score.service';
 
@@ -31,7 +31,7 @@ function statusOf(info: JobInfo, position: LanePosition | null): GuessStatus {
 
 @Controller()
 export class GuessesController {
-  constructor(private readonly lanes: LanesService, private readonly scores: ScoreService) {}
+  constructor(@InjectQueue(GUESS_QUEUE) private readonly guesses: LaneQueue<Guess>, private readonly scores: ScoreService) {}
 
   /**
    * Queues a guess on the player's own lane; ScoreWorker scores it shortly after. With `?wait=1`
@@ -44,9 +44,9 @@ export class GuessesController {
     @Query('wait') wait: string | undefined,
     @Res({ passthrough: true }) res: { status(code: number): unknown },
   ): Promise<{ jobId: string } | GuessStatus> {
-    const jobId = await this.lanes.submit(GUESS_QUEUE, guess.player, guess);
+    const jobId = await this.guesses.submit(guess.player, guess);
     if (wait !== '1' && wait !== 'true') return { jobId };
-    const info = await this.lanes.waitFor(GUESS_QUEUE, jobId, { timeoutMs: WAIT_MS }).catch((err: { code?: string }) => {
+    const info = await this.guesses.waitFor(jobId, { timeoutMs: WAIT_MS }).catch((err: { code?: string }) => {
       if (err?.code === 'TIMEOUT') return null;
       throw err;
     });
@@ -59,16 +59,16 @@ export class GuessesController {
   @Get('guesses/:id')
   async status(@Param('id') id: string): Promise<GuessStatus> {
     if (!isJobId(id)) throw new NotFoundException(`No guess ${id}.`);
-    const info = await this.lanes.job(GUESS_QUEUE, id);
+    const info = await this.guesses.job(id);
     if (!info) throw new NotFoundException(`No guess ${id} (never queued, or scored more than ten minutes ago).`);
-    const position = info.state === 'pending' ? await this.lanes.position(GUESS_QUEUE, id) : null;
+    const position = info.state === 'pending' ? await this.guesses.position(id) : null;
     return statusOf(info, position);
   }
 
   /** Every player's lane: pending and active guesses, weight, limit, paused, inRing. */
   @Get('lanes')
   listLanes(): Promise<LaneInfo[]> {
-    return this.lanes.lanes(GUESS_QUEUE);
+    return this.guesses.lanes();
   }
 
   /** The scoreboard of the current game. */

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
-import { LaneInfo, LanesService } from '@echomq/nestjs';
-import { GUESS_QUEUE, ParsePlayerPipe } from './guess';
+import { InjectQueue, LaneInfo, LaneQueue } from '@echomq/nestjs';
+import { Guess, GUESS_QUEUE, ParsePlayerPipe } from './guess';
 
 /** What the pause route takes: both optional (a body of `{}` or none pauses until resumed). */
 interface PauseBody {
@@ -20,33 +20,33 @@ interface RateBody {
  */
 @Controller('players/:player')
 export class PlayersController {
-  constructor(private readonly lanes: LanesService) {}
+  constructor(@InjectQueue(GUESS_QUEUE) private readonly guesses: LaneQueue<Guess>) {}
 
   @Post('pause')
   @HttpCode(HttpStatus.OK)
   async pause(@Param('player', ParsePlayerPipe) player: string, @Body() body: PauseBody = {}): Promise<LaneInfo> {
-    await this.lanes.pause(GUESS_QUEUE, player, { forMs: body?.forMs, reason: body?.reason });
-    return this.lanes.lane(GUESS_QUEUE, player);
+    await this.guesses.pause(player, { forMs: body?.forMs, reason: body?.reason });
+    return this.guesses.lane(player);
   }
 
   @Post('resume')
   @HttpCode(HttpStatus.OK)
   async resume(@Param('player', ParsePlayerPipe) player: string): Promise<LaneInfo> {
-    await this.lanes.resume(GUESS_QUEUE, player);
-    return this.lanes.lane(GUESS_QUEUE, player);
+    await this.guesses.resume(player);
+    return this.guesses.lane(player);
   }
 
   @Post('rate')
   @HttpCode(HttpStatus.OK)
   async rate(@Param('player', ParsePlayerPipe) player: string, @Body() body: RateBody = {}): Promise<LaneInfo> {
-    await this.lanes.rate(GUESS_QUEUE, player, { max: body?.max as number, perMs: body?.perMs as number });
-    return this.lanes.lane(GUESS_QUEUE, player);
+    await this.guesses.rate(player, { max: body?.max as number, perMs: body?.perMs as number });
+    return this.guesses.lane(player);
   }
 
   @Delete('rate')
   @HttpCode(HttpStatus.OK)
   async unrate(@Param('player', ParsePlayerPipe) player: string): Promise<LaneInfo> {
-    await this.lanes.rate(GUESS_QUEUE, player, null);
-    return this.lanes.lane(GUESS_QUEUE, player);
+    await this.guesses.rate(player, null);
+    return this.guesses.lane(player);
   }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Runs the sample app: `node sample/run.js` (npm run sample), or its one-shot demo with `--demo`
- * (npm run demo). Builds the library and the sample when their sources changed, starts a
+ * (npm run demo; add `--serve` to keep its dashboard up until Ctrl-C). Builds the library and the sample when their sources changed, starts a
  * throwaway redis-server on a free loopback port unless REDIS_URL is set, runs the app with
  * REDIS_URL pointing at it, and stops the server when the app exits. `--build` forces a rebuild.
  */
@@ -215,7 +215,9 @@ async function main() {
   if (stopping) return finish(130);
 
   const entry = path.join(ROOT, 'sample', 'dist', demo ? 'demo.js' : 'main.js');
-  app = spawn(process.execPath, [entry], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, REDIS_URL: url } });
+  // NOTE: `--serve` keeps the demo's app (and its dashboard) up after its run, until Ctrl-C.
+  const appArgs = demo && args.includes('--serve') ? ['--serve'] : [];
+  app = spawn(process.execPath, [entry, ...appArgs], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, REDIS_URL: url } });
   app.once('error', (err) => {
     say(`could not start ${entry}: ${err.message}`);
     finish(1);

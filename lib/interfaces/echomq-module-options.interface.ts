@@ -9,6 +9,19 @@ export interface EchoMqClusterConnection {
   options?: ClusterOptions;
 }
 
+/**
+ * A client the application made itself: an ioredis `Redis` or `Cluster` (ioredis 5 or 6), or one of
+ * iovalkey. The module opens its own connections with `duplicate()` and never closes this one.
+ */
+export interface EchoMqExistingClient {
+  /** Whether it is a Cluster client. */
+  readonly isCluster: boolean;
+  /** Its options (duplicates copy them). */
+  readonly options: object;
+  duplicate(...args: any[]): unknown;
+  sendCommand(...args: any[]): unknown;
+}
+
 /** Retry delay of failed jobs: `delayMs * factor^(attempt-1)`, capped at `maxDelayMs`. */
 export interface EchoMqBackoff {
   /** Delay before the first retry, in ms (0 retries at once). */
@@ -31,8 +44,11 @@ export interface EchoMqDurability {
 
 /** Options of `EchoMqModule.forRoot()` / `forRootAsync()`. */
 export interface EchoMqModuleOptions {
-  /** A redis:// URL, ioredis options, or a Redis Cluster. @default 'redis://127.0.0.1:6379' */
-  connection?: string | RedisOptions | EchoMqClusterConnection;
+  /**
+   * A redis:// URL, ioredis options, a Redis Cluster, or an existing ioredis/iovalkey client (duplicated for
+   * the module's own connections, never closed by it). @default 'redis://127.0.0.1:6379'
+   */
+  connection?: string | RedisOptions | EchoMqClusterConnection | EchoMqExistingClient;
   /** Key prefix: keys are `${prefix}:{queue}:…`. @default 'emq' */
   prefix?: string;
   /** Default lease of a claim, in ms. @default 30_000 */
@@ -81,7 +97,7 @@ export interface EchoMqModuleOptions {
 
 /** @internal The options with every default filled in. */
 export interface ResolvedEchoMqOptions {
-  connection: string | RedisOptions | EchoMqClusterConnection;
+  connection: string | RedisOptions | EchoMqClusterConnection | EchoMqExistingClient;
   prefix: string;
   leaseMs: number;
   maxAttempts: number;

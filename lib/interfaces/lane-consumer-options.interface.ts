@@ -24,6 +24,8 @@ export interface LaneConsumerDescriptor {
   leaseMs?: number;
   maxAttempts?: number;
   keepCompletedMs?: number;
+  /** The queue's registered backoff (`registerQueue` defaults); absent: the module's. */
+  backoff?: import('./echomq-module-options.interface').EchoMqBackoff;
   weighted: boolean;
   /** The bound handle(job) method (wrapped by the consumer's interceptors when it runs in an app). */
   handler: (job: import('./lane-job.interface').LaneJob) => unknown;

@@ -45,6 +45,14 @@ export interface WeightedClaimManyOptions extends WeightedClaimOptions {
 export interface FailOptions {
   /** Attempts before dead-lettering, for jobs that were submitted without their own. */
   maxAttempts?: number;
+  /** The retry delay of this failure (`fail` only). @default the module's backoff */
+  backoff?: import('./echomq-module-options.interface').EchoMqBackoff;
+}
+
+/** Options of {@link LanesService.complete} and {@link LanesService.completeMany}. */
+export interface CompleteOptions {
+  /** How long the completed row is kept, in ms (0 to 30 days). @default the module's keepCompletedMs */
+  keepCompletedMs?: number;
 }
 
 /** What {@link LanesService.fail} did with the job. */

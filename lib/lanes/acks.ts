@@ -1,5 +1,6 @@
 import { ERROR_MAX_CHARS, MAX_KEEP_COMPLETED_MS, SUBMIT_CHUNK } from '../echomq.constants';
 import { invalidArgument } from '../echomq.messages';
+import { resolveBackoff } from '../echomq.options';
 import { EchoMqError } from '../errors';
 import type { FailOptions, FailOutcome } from '../interfaces';
 import { checkInt, checkJobId, checkOptInt, checkOptions, checkToken, encodePayload } from '../validation/validate';
@@ -13,19 +14,19 @@ import type { LaneContext } from './lane-context';
 export class LaneAcks {
   constructor(private readonly ctx: LaneContext) {}
 
-  async complete(queue: string, jobId: unknown, token: unknown, result: unknown): Promise<boolean> {
+  async complete(queue: string, jobId: unknown, token: unknown, result: unknown, opts?: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
     const t = checkToken(token, k.queue);
     const text = this.resultText(result, 'result', k.queue);
-    const done = await this.ctx.scripts.complete(k, id, t, text, this.ctx.options.keepCompletedMs);
+    const keepMs = this.keepMsOf(opts, k.queue);
+    const done = await this.ctx.scripts.complete(k, id, t, text, keepMs);
     return this.ctx.durability.confirm('complete', k.queue, done, done);
   }
 
   async completeMany(queue: string, acks: unknown, opts?: unknown): Promise<boolean[]> {
     const k = this.ctx.keysOf(queue);
-    const o = checkOptions<{ keepCompletedMs: number }>('opts', opts, k.queue);
-    const keepMs = checkOptInt('opts.keepCompletedMs', o.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS, k.queue) ?? this.ctx.options.keepCompletedMs;
+    const keepMs = this.keepMsOf(opts, k.queue);
     if (!Array.isArray(acks)) {
       throw new EchoMqError(invalidArgument('acks', 'must be an array of { jobId, token }', acks), { argument: 'acks', queue: k.queue });
     }
@@ -46,6 +47,12 @@ export class LaneAcks {
     return this.ctx.durability.confirm('complete', k.queue, out, out.includes(true));
   }
 
+  /** `opts.keepCompletedMs` of complete and completeMany, else the module's. */
+  private keepMsOf(opts: unknown, queue: string): number {
+    const o = checkOptions<{ keepCompletedMs: number }>('opts', opts, queue);
+    return checkOptInt('opts.keepCompletedMs', o.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS, queue) ?? this.ctx.options.keepCompletedMs;
+  }
+
   /** A handler's result as the scripts keep it: its JSON ('' for undefined: no result), within maxPayloadBytes. */
   private resultText(result: unknown, argument: string, queue: string): string {
     if (result === undefined) return '';
@@ -58,7 +65,7 @@ export class LaneAcks {
     const t = checkToken(token, k.queue);
     const o = checkOptions<FailOptions>('opts', opts, k.queue);
     const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
-    const b = this.ctx.options.backoff;
+    const b = o.backoff === undefined ? this.ctx.options.backoff : resolveBackoff(o.backoff, 'opts.backoff');
     const outcome = await this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs });
     return this.ctx.durability.confirm('fail', k.queue, outcome, outcome !== 'stale');
   }

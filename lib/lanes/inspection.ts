@@ -36,7 +36,7 @@ export class LaneInspection {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    return this.ctx.read('peek', k, this.ctx.client.zrange(k.lane(g), 0, n - 1));
+    return this.ctx.read('peek', k, this.ctx.client.zrange(k.lane(g), '0', String(n - 1)));
   }
 
   /**

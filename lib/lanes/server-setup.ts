@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { evictionPolicyWarning } from '../echomq.messages';
+import { adoptedLanes, evictionPolicyWarning } from '../echomq.messages';
 import type { JobIdNodeLease } from '../ids/node-lease';
 import type { RedisClient } from '../scripts/lane-scripts';
 import type { LaneContext } from './lane-context';
@@ -11,14 +11,17 @@ const ADOPT_PAGE = 250;
 /**
  * @internal At start-up: takes a job-id node number no other live process holds (so two processes
  * never mint the same id) and warns when the eviction policy could drop queue keys. Says nothing
- * when the connection was closed meanwhile (another part of the boot failed).
+ * when the connection was closed meanwhile (another part of the boot failed). `startDeadline` (ms
+ * since epoch) is the boot's one wait for a server that does not answer.
  */
-export async function prepareServer(ctx: LaneContext, nodeLease: JobIdNodeLease, logger: LoggerService): Promise<void> {
+export async function prepareServer(ctx: LaneContext, nodeLease: JobIdNodeLease, logger: LoggerService, startDeadline?: number): Promise<void> {
   const { client } = ctx;
   try {
     // NOTE: bounded, so an application still boots while the server is unreachable (ioredis
-    // queues commands until it reconnects); ids then keep the random node they started with.
-    await withTimeout(nodeLease.take(), SETUP_TIMEOUT_MS);
+    // queues commands until it reconnects); ids then keep the random node they started with. A
+    // server not up yet gets what is left of the boot's one wait (the connection's), not a wait of its own.
+    const waitMs = isReady(client) || startDeadline === undefined ? SETUP_TIMEOUT_MS : Math.max(startDeadline - Date.now(), 1);
+    await withTimeout(nodeLease.take(), waitMs);
   } catch (err) {
     // NOTE: the connections were closed meanwhile: the boot failed elsewhere, nothing to report.
     if (client.status === 'end') return;
@@ -52,9 +55,14 @@ export async function prepareServer(ctx: LaneContext, nodeLease: JobIdNodeLease,
 export async function adoptLanes(ctx: LaneContext, queues: string[], logger: LoggerService): Promise<void> {
   const adopting = Promise.all(queues.map(async (queue) => {
     const k = ctx.keysOf(queue);
-    let pages = 0;
-    while (!(await ctx.scripts.adoptLanes(k, ADOPT_PAGE))) pages++;
-    if (pages > 0) logger.log(`Queue ${queue}: its lanes from before 0.2 are in the lane index now (${pages} pages).`);
+    let indexed = 0;
+    for (;;) {
+      const page = await ctx.scripts.adoptLanes(k, ADOPT_PAGE);
+      indexed += page.indexed;
+      if (page.done) break;
+    }
+    // NOTE: a new queue, or one 0.2 wrote all along, walks its few pages without a word.
+    if (indexed > 0) logger.log(adoptedLanes(queue, indexed));
   }));
   const failed = (err: unknown) => {
     // NOTE: the connections were closed meanwhile: the boot failed elsewhere, nothing to report.

@@ -3,7 +3,7 @@ import { EchoMqError } from '../errors';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { RedisClient } from '../scripts/lane-scripts';
 import { withinCallTimeout } from './call-deadline';
-import { isClusterConnection } from './redis-connection';
+import { connectsToCluster } from './redis-connection';
 import { fromServerError } from './server-errors';
 
 /**
@@ -28,7 +28,7 @@ export class Durability {
     this.settings = options.durability;
     this.prefix = options.prefix;
     this.callTimeoutMs = options.callTimeoutMs;
-    if (this.settings && isClusterConnection(options.connection)) {
+    if (this.settings && connectsToCluster(options.connection)) {
       // NOTE: WAIT counts the writes of its own connection, and a Cluster client sends a keyless
       // command to any node: it could wait on a node that never saw the write.
       throw new EchoMqError(durabilityOnCluster(), { code: 'MISCONFIGURED', argument: 'durability' });

@@ -7,7 +7,10 @@ import { checkConnectionAtStart } from './connection-check';
 import { closeRedisClient, createRedisClient, dropRedisClient } from './redis-connection';
 
 const ERROR_LOG_EVERY_MS = 10_000;
-/** How long the boot waits for the command connection before going on without it. */
+/**
+ * How long the boot waits for the server before going on without it: one deadline for the
+ * connection's first outcome and the start-up commands after it (the job-id node lease).
+ */
 const START_WAIT_MS = 3_000;
 
 /**
@@ -21,6 +24,7 @@ export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
   readonly client: RedisClient;
   private readonly others = new Set<RedisClient>();
   private readonly logger: LoggerService;
+  private startBy?: number;
 
   constructor(@Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions) {
     this.logger = echoMqLogger(options);
@@ -37,12 +41,21 @@ export class EchoMqConnections implements OnModuleInit, OnApplicationShutdown {
     // NOTE: connect() rejects at the first error while ioredis goes on retrying; errors are logged
     // by watch() and judged by checkConnectionAtStart. A command sent earlier connected it already.
     if (this.client.status === 'wait') this.client.connect().catch(() => undefined);
+    this.startBy = Date.now() + START_WAIT_MS;
     try {
       await checkConnectionAtStart(this.client, 'echomq:commands', START_WAIT_MS);
     } catch (err) {
       await this.onApplicationShutdown();
       throw err;
     }
+  }
+
+  /**
+   * When the boot stops waiting for a server that does not answer (ms since epoch): the start-up
+   * commands share the connection's wait instead of adding their own after it.
+   */
+  get startDeadline(): number {
+    return (this.startBy ??= Date.now() + START_WAIT_MS);
   }
 
   /** Opens a further connection (a claim loop's blocking wait), closed with the module. */

@@ -1,10 +1,41 @@
 import IORedis, { Cluster, RedisOptions } from 'ioredis';
-import type { EchoMqClusterConnection, ResolvedEchoMqOptions } from '../interfaces';
+import type { EchoMqClusterConnection, EchoMqExistingClient, ResolvedEchoMqOptions } from '../interfaces';
 import type { RedisClient } from '../scripts/lane-scripts';
 
 /** @internal Whether a connection option names a Redis Cluster. */
 export function isClusterConnection(c: ResolvedEchoMqOptions['connection']): c is EchoMqClusterConnection {
   return typeof c === 'object' && c !== null && Array.isArray((c as EchoMqClusterConnection).cluster);
+}
+
+/**
+ * @internal Whether a connection option is a client the application made (ioredis `Redis` or `Cluster`,
+ * or iovalkey's): the module duplicates it for each connection of its own and never closes it.
+ */
+export function isExistingClient(c: ResolvedEchoMqOptions['connection']): c is EchoMqExistingClient {
+  const client = c as Partial<EchoMqExistingClient> | null;
+  return typeof c === 'object' && c !== null && typeof client!.duplicate === 'function' && typeof client!.sendCommand === 'function';
+}
+
+/** @internal Whether the connection option leads to a Redis Cluster (options or an existing Cluster client). */
+export function connectsToCluster(c: ResolvedEchoMqOptions['connection']): boolean {
+  return isClusterConnection(c) || (isExistingClient(c) && c.isCluster === true);
+}
+
+/**
+ * @internal A new connection like `client`, with `override` on top of its options (ioredis and iovalkey
+ * alike: `Redis.duplicate(options)`, `Cluster.duplicate(nodes, options)`).
+ */
+export function duplicateClient(client: EchoMqExistingClient | RedisClient, override: RedisOptions = {}): RedisClient {
+  if (client.isCluster) {
+    const cluster = client as unknown as { options: { redisOptions?: RedisOptions; lazyConnect?: boolean }; duplicate(nodes?: unknown, options?: object): RedisClient };
+    const { lazyConnect, ...redisOverride } = override;
+    return cluster.duplicate(undefined, {
+      ...cluster.options,
+      redisOptions: { ...cluster.options.redisOptions, ...redisOverride },
+      ...(lazyConnect ? { lazyConnect } : {}),
+    });
+  }
+  return (client as unknown as { duplicate(options?: object): RedisClient }).duplicate(override);
 }
 
 /**
@@ -21,6 +52,9 @@ export function createRedisClient(connection: ResolvedEchoMqOptions['connection'
     enableReadyCheck: true,
     retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2_000),
   };
+  // NOTE: on a client's duplicate our settings win: its options hold ioredis's defaults filled in
+  // (maxRetriesPerRequest 20, …), which cannot be told from choices, and calls must wait through an outage.
+  if (isExistingClient(connection)) return duplicateClient(connection, { ...base, ...(lazy ? { lazyConnect: true } : {}) });
   if (isClusterConnection(connection)) {
     return new Cluster(connection.cluster, {
       ...connection.options,

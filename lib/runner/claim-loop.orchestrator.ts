@@ -1,9 +1,11 @@
-import { BeforeApplicationShutdown, Inject, Injectable, LoggerService, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, LoggerService, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { echoMqLogger } from '../echomq.logger';
 import { ECHOMQ_MODULE_OPTIONS } from '../echomq.constants';
 import { LaneConsumerExplorer } from '../explorer/lane-consumer.explorer';
-import type { ResolvedEchoMqOptions } from '../interfaces';
+import type { LaneConsumerDescriptor, ResolvedEchoMqOptions } from '../interfaces';
+import type { LaneQueueDefaults } from '../queues/queue-defaults';
 import { LanesService } from '../lanes.service';
+import { EchoMqQueueRegistry } from '../queues/queue-defaults';
 import { EchoMqConnections } from '../redis/echomq-connections';
 import { ClaimLoop } from './claim-loop';
 import { JobObservers } from './job-observers';
@@ -23,6 +25,7 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     private readonly connections: EchoMqConnections,
     @Inject(ECHOMQ_MODULE_OPTIONS) private readonly options: ResolvedEchoMqOptions,
     private readonly observers: JobObservers,
+    @Optional() private readonly registry?: EchoMqQueueRegistry,
   ) {
     this.logger = echoMqLogger(options);
   }
@@ -32,7 +35,8 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     // NOTE: before the loops claim, so a queue from before 0.2 is counted before anything moves in it.
     await this.lanes.adoptLanes(this.queues());
     if (this.loops.length > 0) return;
-    for (const consumer of this.explorer.getConsumers()) {
+    for (const found of this.explorer.getConsumers()) {
+      const consumer = withQueueDefaults(found, this.registry?.defaultsOf(found.queue) ?? {});
       const blocking = this.connections.open(`echomq:${consumer.queue}:wait`);
       const loop = new ClaimLoop(consumer, {
         lanes: this.lanes, blocking, options: this.options, logger: this.logger, observers: this.observers,
@@ -60,4 +64,15 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
       this.logger.log(`${name} -> ${queue} stopped`);
     }));
   }
+}
+
+/** A consumer's own options, else its queue's registered defaults (else, in the loop, the module's). */
+function withQueueDefaults(c: LaneConsumerDescriptor, d: LaneQueueDefaults): LaneConsumerDescriptor {
+  return {
+    ...c,
+    leaseMs: c.leaseMs ?? d.leaseMs,
+    maxAttempts: c.maxAttempts ?? d.maxAttempts,
+    keepCompletedMs: c.keepCompletedMs ?? d.keepCompletedMs,
+    backoff: c.backoff ?? d.backoff,
+  };
 }

@@ -302,7 +302,7 @@ export class ClaimLoop {
   private async failJob(job: LaneJob, err: unknown): Promise<void> {
     const { lanes, logger } = this.deps;
     try {
-      const outcome = await lanes.fail(this.consumer.queue, job.id, job.attempt, err, { maxAttempts: this.consumer.maxAttempts });
+      const outcome = await lanes.fail(this.consumer.queue, job.id, job.attempt, err, { maxAttempts: this.consumer.maxAttempts, backoff: this.consumer.backoff });
       const reason = err instanceof Error ? err.message : String(err);
       if (outcome === 'stale') this.pipeline.lost(job);
       else this.pipeline.failed(job, err, outcome);

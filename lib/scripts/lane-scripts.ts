@@ -295,13 +295,14 @@ export class LaneScripts {
   }
 
   /**
-   * Indexes a page of the lanes a queue written before 0.2 has (see lua/adoptLanes-11.lua): true
-   * when the queue is done, now or before.
+   * Indexes a page of the lanes a queue written before 0.2 has (see lua/adoptLanes-11.lua): `done`
+   * when the queue is done, now or before; `indexed`, the lanes this call put in the lane index.
    */
-  async adoptLanes(k: LaneKeys, count: number): Promise<boolean> {
-    return Number(await this.run('adopting the lanes of a queue written before 0.2', k.queue, 'adoptLanes',
+  async adoptLanes(k: LaneKeys, count: number): Promise<{ done: boolean; indexed: number }> {
+    const [done, indexed] = (await this.run('adopting the lanes of a queue written before 0.2', k.queue, 'adoptLanes',
       [k.meta, k.index, k.stats, k.ringSet, k.paused, k.gactive, k.limit, k.weight, k.active, k.schedule, k.dead],
-      [k.base, count], { unbounded: true })) === 1;
+      [k.base, count], { unbounded: true })) as [number, number];
+    return { done: Number(done) === 1, indexed: Number(indexed) };
   }
 
   async reap(k: LaneKeys, maxAttempts: number, max: number): Promise<number> {

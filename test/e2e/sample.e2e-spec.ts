@@ -6,6 +6,7 @@ import { join } from 'path';
 import request from 'supertest';
 import { AppModule } from '../../sample/app.module';
 import { TestRedisServer } from '../support/redis-server';
+import { until } from '../support/nest';
 
 const ROOT = join(__dirname, '..', '..');
 const GUESS = '🍎🍌🍇🍓';
@@ -231,6 +232,8 @@ describe('npm run demo', () => {
     }));
     expect(rows.map((r) => r.player)).toEqual(['ana', 'ben', 'chloe', 'dev', 'eli']);
     for (const r of rows) expect(r.fair).toBeLessThan(r.fifo);
+    // It ends on its own, so it prints no dashboard link that would lead nowhere.
+    expect(output).not.toMatch(/echomq\?token=/);
 
     const port = Number(/started redis-server \S+ on 127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
     expect(port).toBeGreaterThan(0);
@@ -242,5 +245,27 @@ describe('npm run demo', () => {
       socket.once('error', () => resolve(true));
     });
     expect(refused).toBe(true);
+  }, 60_000);
+
+  it('with --serve keeps the app and the dashboard it links to up until Ctrl-C', async () => {
+    const env = { ...process.env };
+    delete env.REDIS_URL;
+    delete env.SCORING_COST_MS;
+    const child = spawn(process.execPath, ['sample/run.js', '--demo', '--serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    try {
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      await until(() => /stays up at (\S+)/.test(output), 45_000, 'the demo to finish its run and stay up');
+      const link = /stays up at (\S+)/.exec(output)![1];
+      expect(output).toContain(`Live dashboard while the demo runs: ${link}`);
+      const page = await fetch(link);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<html');
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
   }, 60_000);
 });

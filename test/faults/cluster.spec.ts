@@ -1,9 +1,13 @@
+import { Injectable } from '@nestjs/common';
 import calculateSlot from 'cluster-key-slot';
 import type { Cluster } from 'ioredis';
 import { resolveEchoMqOptions } from '../../lib/echomq.options';
 import { LanesService } from '../../lib/lanes.service';
 import { closeRedisClient, createRedisClient } from '../../lib/redis/redis-connection';
+import { LaneConsumer } from '../../lib/decorators';
+import type { LaneJob } from '../../lib/interfaces';
 import { testQueue } from '../support/lanes';
+import { bootApp } from '../support/nest';
 import { TestCluster } from './support/cluster';
 import { FaultConsumer } from './support/consumer';
 import { report, waitFor } from './support/wait';
@@ -179,5 +183,31 @@ describe('faults: Redis Cluster (3 masters)', () => {
       expect(await lanes.stats(q)).toMatchObject({ pending: 0, lanes: before + 1 });
       await lanes.weight(q, 'kept', 1);
     }
+  });
+
+  it('an app given an existing Cluster client as its connection duplicates it, serves on every master, and leaves it open', async () => {
+    const names = [...queues.keys()];
+    const served: string[] = [];
+    const consumers = names.map((q) => {
+      @LaneConsumer(q)
+      @Injectable()
+      class ClusterWorker {
+        handle(job: LaneJob): void {
+          served.push(`${q}/${job.id}`);
+        }
+      }
+      return ClusterWorker;
+    });
+    const { app } = await bootApp('', consumers, { connection: client });
+    try {
+      const service = app.get(LanesService);
+      const ids = await Promise.all(names.map((q) => service.submit(q, 'mine', { q })));
+      await Promise.all(names.map((q, i) => service.waitFor(q, ids[i], { timeoutMs: 20_000 })));
+      expect(served.sort()).toEqual(names.map((q, i) => `${q}/${ids[i]}`).sort());
+    } finally {
+      await app.close();
+    }
+    expect(client.status).toBe('ready');
+    expect(await client.set(`emq:{${names[0]}}:still-mine`, '1', 'PX', 1_000)).toBe('OK');
   });
 });

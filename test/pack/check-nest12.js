@@ -11,7 +11,7 @@ const { tmpdir } = require('os');
 const { join } = require('path');
 
 const ROOT = join(__dirname, '..', '..');
-const PEERS = ['@nestjs/common@12', '@nestjs/core@12', 'reflect-metadata@0.2', 'rxjs@7', 'prom-client@15', '@nestjs/terminus@12', '@opentelemetry/api@1'];
+const PEERS = ['ioredis@6', '@nestjs/common@12', '@nestjs/core@12', 'reflect-metadata@0.2', 'rxjs@7', 'prom-client@15', '@nestjs/terminus@12', '@opentelemetry/api@1'];
 
 const MAIN = `
 import 'reflect-metadata';
@@ -19,7 +19,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { register } from 'prom-client';
-import { EchoMqModule, LaneConsumer, LanesService, OnLaneEvent } from '@echomq/nestjs';
+import { EchoMqModule, getQueueToken, LaneConsumer, LanesService, OnLaneEvent } from '@echomq/nestjs';
 import { EchoMqMetricsModule } from '@echomq/nestjs/metrics';
 import { EchoMqHealthIndicator } from '@echomq/nestjs/health';
 
@@ -34,18 +34,22 @@ Injectable()(Worker);
 OnLaneEvent('completed')(Worker.prototype, 'completed', Object.getOwnPropertyDescriptor(Worker.prototype, 'completed'));
 class AppModule {}
 Module({
-  imports: [EchoMqModule.forRoot({ connection: process.env.REDIS_URL }), EchoMqMetricsModule.forRoot(), TerminusModule],
+  imports: [
+    EchoMqModule.forRoot({ connection: process.env.REDIS_URL }), EchoMqModule.registerQueue({ name: 'n12-q', defaults: { maxAttempts: 2, keepCompletedMs: 60_000 } }),
+    EchoMqMetricsModule.forRoot(), TerminusModule,
+  ],
   providers: [Worker, EchoMqHealthIndicator],
 })(AppModule);
 
 const app = await NestFactory.createApplicationContext(AppModule, { logger: ['error', 'warn'], abortOnError: false });
-await app.get(LanesService).submit('n12-q', 'g', { n: 21 });
+const id = await app.get(getQueueToken('n12-q')).submit('g', { n: 21 });
 const result = await completed;
+const handle = (await app.get(LanesService).job('n12-q', id))?.maxAttempts === 2;
 const health = await app.get(EchoMqHealthIndicator).isHealthy();
 const metrics = await register.metrics();
 await app.close();
 const core = (await import('@nestjs/core/package.json', { with: { type: 'json' } })).default.version;
-console.log(JSON.stringify({ nestCore: core, result, health: health.echomq.status, jobsTotal: /echomq_jobs_total\\{queue="n12-q",event="submitted"\\} 1/.test(metrics) }));
+console.log(JSON.stringify({ nestCore: core, result, handle, health: health.echomq.status, jobsTotal: /echomq_jobs_total\\{queue="n12-q",event="submitted"\\} 1/.test(metrics) }));
 `;
 
 function freePort() {
@@ -73,8 +77,8 @@ async function main() {
     const out = execFileSync(process.execPath, ['main.mjs'], { cwd: dir, env: { ...process.env, REDIS_URL: `redis://127.0.0.1:${port}` }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
     console.log(out.trim());
     const r = JSON.parse(out.trim().split('\n').pop());
-    if (!r.nestCore.startsWith('12.') || r.result !== 42 || r.health !== 'up' || !r.jobsTotal) throw new Error('unexpected result');
-    console.log('check:pack: ok (NestJS 12 from an ES module, with metrics, health and a job run end to end)');
+    if (!r.nestCore.startsWith('12.') || r.result !== 42 || r.handle !== true || r.health !== 'up' || !r.jobsTotal) throw new Error('unexpected result');
+    console.log('check:pack: ok (NestJS 12 from an ES module, ioredis 6, a queue handle, metrics, health and a job run end to end)');
   } finally {
     redis?.kill('SIGKILL');
     if (process.env.KEEP) console.log('kept', dir); else rmSync(dir, { recursive: true, force: true });

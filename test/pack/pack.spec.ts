@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'child_process';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
 import { TestRedisServer } from '../support/redis-server';
@@ -14,10 +14,11 @@ const ROOT = join(__dirname, '..', '..');
 const REQUIRED = ['ioredis', '@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs', '@types/node'];
 const OPTIONAL = ['prom-client', '@nestjs/terminus', '@opentelemetry/api'];
 
-function link(project: string, name: string): void {
+/** Links `name` into the project's node_modules from this repository's (`from`: another folder there, e.g. an npm alias). */
+function link(project: string, name: string, from = name): void {
   const to = join(project, 'node_modules', name);
   mkdirSync(dirname(to), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules', name), to, 'dir');
+  symlinkSync(join(ROOT, 'node_modules', from), to, 'dir');
 }
 
 function run(project: string, file: string, env: Record<string, string> = {}): { code: number | null; out: string; err: string } {
@@ -50,7 +51,7 @@ Module({ imports: [EchoMqModule.forRoot({ connection: process.env.REDIS_URL })],
 
 const SUBPATHS_CJS = `
 const out = {};
-for (const entry of ['@echomq/nestjs/metrics', '@echomq/nestjs/health']) {
+for (const entry of ['@echomq/nestjs/metrics', '@echomq/nestjs/health', '@echomq/nestjs/testing']) {
   try {
     out[entry] = Object.keys(require(entry)).sort();
   } catch (e) {
@@ -67,6 +68,38 @@ import { EchoMqHealthIndicator } from '@echomq/nestjs/health';
 console.log(JSON.stringify([EchoMqModule, LanesService, EchoMqMetricsModule, EchoMqHealthIndicator].map((x) => typeof x)));
 `;
 
+/**
+ * The issue's snippet: an application's own RedisOptions and clients, typed by ITS ioredis (the peer), and
+ * an iovalkey client, as the connection. With ioredis as a dependency of ours this failed (TS2322, two
+ * copies of AbstractConnector) as soon as the app's ioredis was another major.
+ */
+const CLIENT_TYPES_TS = `
+import { EchoMqModule } from '@echomq/nestjs';
+import IORedis, { Cluster, RedisOptions } from 'ioredis';
+import Valkey from 'iovalkey';
+const o: RedisOptions = { host: '127.0.0.1', port: 6380, db: 0 };
+export const fromOptions = EchoMqModule.forRoot({ connection: o });
+export const fromClient = EchoMqModule.forRoot({ connection: new IORedis({ lazyConnect: true }) });
+export const fromCluster = EchoMqModule.forRoot({ connection: new Cluster([{ host: '127.0.0.1', port: 7000 }], { lazyConnect: true }) });
+export const fromValkey = EchoMqModule.forRoot({ connection: new Valkey({ lazyConnect: true }) });
+export const clusterOptions = EchoMqModule.forRoot({ connection: { cluster: [{ host: '127.0.0.1', port: 7000 }], options: { scaleReads: 'slave' } } });
+`;
+
+/** tsc under the Nest CLI's defaults plus strict; its output (empty when it compiles) and status. */
+function typeCheck(project: string, file: string, extra: Record<string, unknown> = {}): { out: string; status: number | null } {
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const config = `tsconfig.${file}.json`;
+  writeFileSync(join(project, config), JSON.stringify({
+    compilerOptions: {
+      noEmit: true, strict: true, skipLibCheck: true, experimentalDecorators: true, emitDecoratorMetadata: true,
+      module: 'commonjs', target: 'ES2021', esModuleInterop: true, types: ['node'], ...extra,
+    },
+    files: [file],
+  }));
+  const r = spawnSync(process.execPath, [tsc, '-p', config], { cwd: project, encoding: 'utf8' });
+  return { out: r.stdout + r.stderr, status: r.status };
+}
+
 const TYPES_TS = `
 import { EchoMqModule, LaneJob } from '@echomq/nestjs';
 import { EchoMqMetricsModule, EchoMqMetricsOptions } from '@echomq/nestjs/metrics';
@@ -80,6 +113,7 @@ describe('the packed tarball in a project of its own', () => {
   let server: TestRedisServer;
   let dir: string;
   let project: string;
+  let project6: string;
 
   beforeAll(async () => {
     server = await TestRedisServer.start();
@@ -96,6 +130,18 @@ describe('the packed tarball in a project of its own', () => {
     writeFileSync(join(project, 'subpaths.cjs'), SUBPATHS_CJS);
     writeFileSync(join(project, 'esm.mjs'), ESM);
     writeFileSync(join(project, 'types.ts'), TYPES_TS);
+    writeFileSync(join(project, 'clients.ts'), CLIENT_TYPES_TS);
+    link(project, 'iovalkey');
+    // NOTE: the same package in a project whose ioredis is 6 (a copy, not a link: a linked package
+    // would find its peers from where the link points).
+    project6 = join(dir, 'app6');
+    mkdirSync(join(project6, 'node_modules', '@echomq'), { recursive: true });
+    cpSync(join(project, 'node_modules', '@echomq', 'nestjs'), join(project6, 'node_modules', '@echomq', 'nestjs'), { recursive: true });
+    writeFileSync(join(project6, 'package.json'), JSON.stringify({ name: 'pack-check-ioredis6', private: true }));
+    for (const name of REQUIRED) link(project6, name, name === 'ioredis' ? 'ioredis6' : name);
+    link(project6, 'iovalkey');
+    writeFileSync(join(project6, 'core.cjs'), CORE_CJS);
+    writeFileSync(join(project6, 'clients.ts'), CLIENT_TYPES_TS);
   }, 180_000);
 
   afterAll(async () => {
@@ -109,11 +155,31 @@ describe('the packed tarball in a project of its own', () => {
     expect(JSON.parse(r.out)).toEqual({ result: 42, optional: [] });
   });
 
+  it.each([['5', () => project], ['6', () => project6]])('types the app\'s own RedisOptions and clients of ioredis %s (and iovalkey\'s) as the connection', (major, dirOf) => {
+    const { out, status } = typeCheck(dirOf(), 'clients.ts');
+    expect(out).toBe('');
+    expect(status).toBe(0);
+    const own = require(join(dirOf(), 'node_modules', 'ioredis', 'package.json')) as { version: string };
+    expect(own.version.split('.')[0]).toBe(major);
+    // NOTE: a peer, never a dependency: npm would install a copy of its own beside the app's (another
+    // major's types, TS2322) — what this check cannot see, since it links the peers by hand.
+    const ours = require(join(dirOf(), 'node_modules', '@echomq', 'nestjs', 'package.json')) as Record<string, Record<string, string> | undefined>;
+    expect(ours.dependencies?.ioredis).toBeUndefined();
+    expect(ours.peerDependencies?.ioredis).toBe('^5.4.0 || ^6.0.0');
+  });
+
+  it('runs a job on ioredis 6 when that is the app\'s ioredis', () => {
+    const r = run(project6, 'core.cjs', { REDIS_URL: server.url });
+    expect(r.err).toBe('');
+    expect(JSON.parse(r.out)).toEqual({ result: 42, optional: [] });
+  });
+
   it('says which package to install when a subpath lacks its peer', () => {
     const r = run(project, 'subpaths.cjs');
     expect(JSON.parse(r.out)).toEqual({
       '@echomq/nestjs/metrics': expect.stringContaining('needs the package "prom-client", which is not installed'),
       '@echomq/nestjs/health': expect.stringContaining('needs the package "@nestjs/terminus", which is not installed'),
+      '@echomq/nestjs/testing': ['startTestServer'],
     });
   });
 
@@ -127,6 +193,7 @@ describe('the packed tarball in a project of its own', () => {
       expect(JSON.parse(r.out)).toEqual({
         '@echomq/nestjs/metrics': ['EchoMqMetricsModule'],
         '@echomq/nestjs/health': ['EchoMqHealthIndicator'],
+        '@echomq/nestjs/testing': ['startTestServer'],
       });
     });
 

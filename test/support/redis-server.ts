@@ -1,39 +1,13 @@
-import { ChildProcess, spawn, spawnSync } from 'child_process';
+import { ChildProcess, spawnSync } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
-import { AddressInfo, connect, createServer } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import IORedis from 'ioredis';
+import { freePort, killServer, spawnServer } from '../../lib/testing/test-server';
 
-/** Whether a server on the port answers PING (a raw socket, so no client is left behind). */
-function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1_000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (d) => done(d.toString().startsWith('+PONG')));
-  });
-}
-
-/** Finds a free loopback port (never 6379). */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = createServer();
-      srv.once('error', reject);
-      srv.listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as AddressInfo).port;
-        srv.close(() => resolve(p));
-      });
-    });
-    if (port !== 6379) return port;
-  }
-}
+// NOTE: the port, the spawn and the PING wait are the public test server's (@echomq/nestjs/testing):
+// users' e2e tests get the same server the project's own tests run on.
+export { freePort };
 
 /** Where redis-server lives: REDIS_SERVER_BIN, or the one on PATH. */
 export function redisServerBin(): string {
@@ -72,30 +46,12 @@ export class TestRedisServer {
 
   /** Starts (or restarts) the process and waits until it answers PING. */
   async launch(): Promise<void> {
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '',
-      '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', ...this.extraArgs];
-    const child = spawn(redisServerBin(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    this.child = child;
-    let stderr = '';
-    child.stderr?.on('data', (d) => (stderr += d));
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`redis-server exited at start (port ${this.port}): ${stderr}`);
-      if (await ping(this.port)) return;
-      if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${this.port}: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    this.child = await spawnServer(redisServerBin(), this.port, this.dir, this.extraArgs);
   }
 
   /** Kills the process with a signal and waits for it to exit. */
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
-      child.kill(signal);
-    });
-    child.stderr?.destroy();
+    if (this.child) await killServer(this.child, signal);
   }
 
   /** Stops the server and removes its directory. */

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: the jest projects, once, on Debian's redis-server (or REDIS_SERVER_BIN) — or, with
 // EMQ_SERVER_BINS="/path/a /path/b" set, the unit and pack projects once and the server-backed projects
-// (integration, e2e, faults) once per binary, each run labelled with the version the server
-// reports, summed into one result. Any jest arguments pass through; `--json --outputFile=F` gets
+// (integration, e2e, faults, and ioredis6: a subset again on ioredis 6) once per binary, each run
+// labelled with the version the server reports, summed into one result. Any jest arguments pass through; `--json --outputFile=F` gets
 // the merged results written to F.
 'use strict';
 const { spawn, spawnSync } = require('child_process');
@@ -13,7 +13,7 @@ const path = require('path');
 
 const ROOT = path.join(__dirname, '..', '..');
 const JEST = require.resolve('jest/bin/jest', { paths: [ROOT] });
-const SERVER_PROJECTS = ['integration', 'e2e', 'faults'];
+const SERVER_PROJECTS = ['integration', 'e2e', 'faults', 'ioredis6'];
 
 const say = (line) => process.stdout.write(`[matrix] ${line}\n`);
 

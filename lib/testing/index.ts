@@ -1,0 +1,2 @@
+export { startTestServer } from './test-server';
+export type { TestServer, TestServerOptions } from './test-server';
