@@ -109,3 +109,6 @@ export const fsyncUnsupported = (): string =>
 
 export const durabilityOnCluster = (): string =>
   'EchoMqModule option durability is not supported on a Redis Cluster connection: WAIT must run on the node that took the write.';
+
+export const queueHasActiveJobs = (queue: string, active: number): string =>
+  `obliterate of queue "${queue}" refused: ${active} job(s) are active; let them finish (or pause the queue and wait), or pass { force: true } to delete it anyway`;

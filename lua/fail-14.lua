@@ -26,6 +26,7 @@
   ARGV[6] delayMs      backoff base delay (>= 0)
   ARGV[7] factor       backoff factor (>= 1)
   ARGV[8] maxDelayMs   backoff ceiling (>= 0, 0 for none)
+  ARGV[9] dead         optional: '1' dead-letters the job now, whatever attempts it has left
 
   Reply: 'retry' | 'dead' | 'stale'.
   Clock: server TIME (due time of the retry, time of death).
@@ -55,7 +56,7 @@ local maxAttempts = tonumber(row[4]) or defaultMax
 local used = attempts - (tonumber(row[5]) or 0)
 local now = nowMs()
 local left = releaseActive(KEYS[3], KEYS[2], group, id)
-if used >= maxAttempts then
+if used >= maxAttempts or ARGV[9] == '1' then
   buryJob(base, KEYS[1], id, group, err, now, KEYS[9], KEYS[11], row[6])
   ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
   if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end

@@ -45,6 +45,8 @@ export interface WeightedClaimManyOptions extends WeightedClaimOptions {
 export interface FailOptions {
   /** Attempts before dead-lettering, for jobs that were submitted without their own. */
   maxAttempts?: number;
+  /** Dead-letter the job now, whatever attempts it has left (what a handler's UnrecoverableError does). @default false */
+  dead?: boolean;
 }
 
 /** What {@link LanesService.fail} did with the job. */

@@ -75,7 +75,12 @@ export class LaneKeys {
     return `${this.base}kept:${dedupKey}`;
   }
 
-  /** A pattern matching every key of the queue (for tests and tools, never for scripts). */
+  /** A SCAN pattern matching every job row of the queue (clean of kept completed rows; never for scripts). */
+  jobPattern(): string {
+    return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:job:*`;
+  }
+
+  /** A pattern matching every key of the queue (for tests and tools, obliterate; never for scripts). */
   pattern(): string {
     return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:*`;
   }

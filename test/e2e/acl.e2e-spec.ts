@@ -119,6 +119,28 @@ describe('ACL: least privilege', () => {
     await shared.resume(q, 'z');
     expect((await shared.lanes(q)).find((l) => l.group === 'z')).toMatchObject({ pending: 1, inRing: true });
 
+    // 0.3: progress, fail(dead), cancel, drain, clean, obliterate.
+    const p = await lanes.submit(q, 'p', 'progress');
+    let ph = await lanes.claim(q, { leaseMs: 10_000 });
+    while (ph && ph.id !== p) ph = await lanes.claim(q, { leaseMs: 10_000 });
+    expect(await call('progress', () => lanes.progress(q, p, ph!.attempt, { pct: 50 }))).toBe(true);
+    expect(await lanes.job(q, p)).toMatchObject({ progress: { pct: 50 } });
+    expect(await lanes.fail(q, p, ph!.attempt, 'no', { dead: true })).toBe('dead');
+    expect(await call('clean', () => lanes.clean(q, 'dead'))).toBeGreaterThan(0);
+    const kept = lanesOn(await as('echomq'), { keepCompletedMs: 60_000 });
+    await kept.submit(q, 'k', 1);
+    const kh = (await kept.claim(q))!;
+    await kept.complete(q, kh.id, kh.attempt);
+    expect(await lanes.clean(q, 'completed')).toBeGreaterThan(0);
+    const c = await lanes.submit(q, 'x', 1);
+    expect(await call('cancel', () => lanes.cancel(q, c))).toBe(true);
+    await lanes.submitMany(q, [{ group: 'y', payload: 1 }, { group: 'y', payload: 2, opts: { delayMs: 60_000 } }]);
+    expect(await call('drain', () => lanes.drain(q, { group: 'y' }))).toBe(2);
+    await lanes.submit(q, 'y', 3);
+    expect(await lanes.drain(q)).toBeGreaterThan(0);
+    await call('obliterate', () => lanes.obliterate(q, { force: true }));
+    expect(await admin.keys(`emq:{${q}}:*`)).toEqual([]);
+
     const publicMethods = Object.getOwnPropertyNames(LanesService.prototype).filter((m) => !NOT_PUBLIC.has(m));
     // A public method added to LanesService must be exercised here under the EchoMQ user too.
     expect(publicMethods.filter((m) => !called.has(m))).toEqual([]);
