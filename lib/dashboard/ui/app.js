@@ -47,6 +47,7 @@ function renderCards(frame) {
     ['completed', count(s.totals.completed)],
     ['retried', count(s.totals.retried)],
     ['dead', count(s.totals.dead)],
+    ['cancelled', count(s.totals.cancelled ?? 0)],
     ['completed/s (60 s)', rate(s.completedPerSec)],
   ]);
   dl(byId('states'), [
