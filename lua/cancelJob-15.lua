@@ -26,10 +26,12 @@
   Reply: { 1, group, state } when the job was removed (state: what it was), { 0 } otherwise.
   Clock: none.
   Derived keys: the job's lane, from ARGV[1] pinned to KEYS[2].
+  Pub/sub: publishes 'cancelled' to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
 --- @include "dropJob"
 --- @include "laneShrunk"
+--- @include "queueEvent"
 
 local base, id = ARGV[1], ARGV[2]
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[2] ~= base .. 'ring' then
@@ -53,4 +55,5 @@ if state == 'pending' then
   laneShrunk(base, group, { ring = KEYS[2], ringset = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6],
     wake = KEYS[9], lanes = KEYS[11], gweight = KEYS[13], grate = KEYS[14], timers = KEYS[15] })
 end
+queueEvent(base, 'cancelled', id, group or '', { state = state })
 return { 1, group or '', state }

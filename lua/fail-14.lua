@@ -30,7 +30,8 @@
 
   Reply: 'retry' | 'dead' | 'stale'.
   Clock: server TIME (due time of the retry, time of death).
-  Pub/sub: publishes to channel emq:{q}:done when the job dies and a waiter marked its row.
+  Pub/sub: publishes to channel emq:{q}:done when the job dies and a waiter marked its row, and to
+  emq:{q}:events ('failed' or 'dead') while emq:{q}:listeners exists (see includes/queueEvent).
   Derived keys: the job's lane, from ARGV[1] pinned to KEYS[6].
 ]]
 local rcall = redis.call
@@ -41,6 +42,7 @@ local rcall = redis.call
 --- @include "indexForget"
 --- @include "buryJob"
 --- @include "markReady"
+--- @include "queueEvent"
 
 local base, id, token, err = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local defaultMax, delay, factor, maxDelay = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -66,6 +68,7 @@ local wait = delay * factor ^ (used - 1)
 if maxDelay > 0 and wait > maxDelay then wait = maxDelay end
 wait = math.floor(wait)
 rcall('HINCRBY', KEYS[11], 'retried', 1)
+queueEvent(base, 'failed', id, group, { attempt = attempts, error = string.sub(err, 1, 200) })
 if wait > 0 then
   rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
   wakeBefore(KEYS[8], now + wait, KEYS[10])

@@ -12,8 +12,10 @@
 
   Reply: { 1, group } when kept, { 0 } when the token is stale or the job not active.
   Clock: none.  Derived keys: none.
+  Pub/sub: publishes 'progress' to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
+--- @include "queueEvent"
 
 local base, id, token, value = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 if KEYS[1] ~= base .. 'job:' .. id or not token or not value then
@@ -22,4 +24,6 @@ end
 local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group')
 if row[1] ~= 'active' or tonumber(row[2]) ~= token then return { 0 } end
 rcall('HSET', KEYS[1], 'progress', value)
+-- NOTE: the value rides along when it is small; a listener reads a larger one with job().
+queueEvent(base, 'progress', id, row[3] or '', #value <= 1024 and { progress = cjson.decode(value) } or nil)
 return { 1, row[3] or '' }

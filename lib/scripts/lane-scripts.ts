@@ -76,6 +76,7 @@ export const SCRIPT_OF = {
   clean: 'cleanJobs',
   obliterate: 'obliterateQueue',
   progress: 'reportProgress',
+  listen: 'announceListener',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -417,6 +418,11 @@ export class LaneScripts {
   async progress(k: LaneKeys, id: string, token: number, value: string): Promise<string | null> {
     const r = (await this.run('progress', k.queue, 'reportProgress', [k.job(id)], [k.base, id, token, value])) as unknown[];
     return Number(r[0]) === 1 ? String(r[1]) : null;
+  }
+
+  /** Announces (ttlMs > 0) or withdraws (0) this process's listener of the queue's events. */
+  async announceListener(k: LaneKeys, token: string, ttlMs: number): Promise<void> {
+    await this.run('listening to the queue\'s events', k.queue, 'announceListener', [k.listeners], [token, ttlMs]);
   }
 
   async dead(k: LaneKeys, offset: number, count: number): Promise<LaneJob[]> {
