@@ -55,5 +55,5 @@ if state == 'pending' then
   laneShrunk(base, group, { ring = KEYS[2], ringset = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6],
     wake = KEYS[9], lanes = KEYS[11], gweight = KEYS[13], grate = KEYS[14], timers = KEYS[15] })
 end
-queueEvent(base, 'cancelled', id, group or '', { state = state })
+queueEvent(base, 'cancelled', id, group or '', 'state', state)
 return { 1, group or '', state }

@@ -25,5 +25,5 @@ local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group')
 if row[1] ~= 'active' or tonumber(row[2]) ~= token then return { 0 } end
 rcall('HSET', KEYS[1], 'progress', value)
 -- NOTE: the value rides along when it is small; a listener reads a larger one with job().
-queueEvent(base, 'progress', id, row[3] or '', #value <= 1024 and { progress = cjson.decode(value) } or nil)
+if #value <= 1024 then queueEvent(base, 'progress', id, row[3] or '', 'progress', cjson.decode(value)) else queueEvent(base, 'progress', id, row[3] or '') end
 return { 1, row[3] or '' }

@@ -81,6 +81,6 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   end
   reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
   if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey) end
-  queueEvent(base, 'completed', id, group, { attempt = token })
+  if eventsHeard ~= false then queueEvent(base, 'completed', id, group, 'attempt', token) end
   return 1
 end
