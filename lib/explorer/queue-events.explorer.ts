@@ -7,7 +7,7 @@ import type { QueueEventName } from '../decorators/queue-events.decorator';
 import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from '../echomq.constants';
 import { echoMqLogger } from '../echomq.logger';
 import {
-  invalidListenerQueue, queueEventFailed, queueEventNotMethod, queueEventWithoutListener, unknownQueueEvent,
+  invalidListenerQueue, queueEventFailed, queueEventsRefused, queueEventNotMethod, queueEventWithoutListener, unknownQueueEvent,
 } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import type { QueueEvent, ResolvedEchoMqOptions } from '../interfaces';
@@ -113,8 +113,14 @@ export class QueueEventsExplorer implements OnModuleInit, OnApplicationBootstrap
       const queue = queueOf.get(channel);
       if (queue !== undefined) this.deliver(queue, message);
     });
-    await sub.subscribe(...queueOf.keys());
     this.scripts = new LaneScripts(this.client);
+    try {
+      await sub.subscribe(...queueOf.keys());
+    } catch (err) {
+      // NOTE: as a claim loop that is refused: logged, and the app keeps running (without events).
+      this.logger.error(queueEventsRefused(this.queues(), (err as Error).message, this.options.prefix));
+      return;
+    }
     await this.announce(keys, PRESENCE_TTL_MS);
     this.timer = setInterval(() => void this.announce(keys, PRESENCE_TTL_MS), PRESENCE_EVERY_MS);
     this.timer.unref();
