@@ -128,6 +128,6 @@ export const invalidListenerQueue = (className: string, queue: unknown): string 
 export const queueEventFailed = (listener: string, event: string, jobId: string, reason: string): string =>
   `${listener} threw on the ${event} event of job ${jobId}: ${reason} (the event is not delivered again).`;
 
-export const queueEventsRefused = (queues: string[], detail: string, prefix: string): string =>
-  `could not subscribe to the events of ${queues.map((q) => `"${q}"`).join(', ')} (${detail}): no @OnQueueEvent method runs. `
+export const queueEventsRefused = (queues: string, detail: string, prefix: string): string =>
+  `could not subscribe to the events of ${queues} (${detail}): no @OnQueueEvent method runs. `
   + `If the server refused it, grant the EchoMQ user: ${echoMqAclRules(prefix)}`;

@@ -236,7 +236,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
 
   /**
    * Removes every pending and scheduled job of one lane (`opts.group`) or of all, a page of at most
-   * 250 jobs per script call; returns how many (counted as `cancelled`). Active and dead jobs stay.
+   * 100 jobs per script call; returns how many (counted as `cancelled`). Active and dead jobs stay.
    */
   drain(queue: string, opts?: DrainOptions): Promise<number> {
     return this.removal.drain(queue, opts);

@@ -118,7 +118,7 @@ export class QueueEventsExplorer implements OnModuleInit, OnApplicationBootstrap
       await sub.subscribe(...queueOf.keys());
     } catch (err) {
       // NOTE: as a claim loop that is refused: logged, and the app keeps running (without events).
-      this.logger.error(queueEventsRefused(this.queues(), (err as Error).message, this.options.prefix));
+      this.logger.error(queueEventsRefused(this.queues().map((q) => `"${q}"`).join(', '), (err as Error).message, this.options.prefix));
       return;
     }
     await this.announce(keys, PRESENCE_TTL_MS);
