@@ -31,6 +31,10 @@ export const NAME_MAX_BYTES = 200;
 export const DEDUP_MAX_BYTES = 1024;
 /** @internal Characters of a failure reason that are kept. */
 export const ERROR_MAX_CHARS = 4096;
+/** @internal Metadata key written by `@QueueEventsListener` (the queue). */
+export const QUEUE_EVENTS_METADATA = 'echomq:queue_events';
+/** @internal Metadata key written by `@OnQueueEvent` (a list on the class). */
+export const ON_QUEUE_EVENT_METADATA = 'echomq:on_queue_event';
 /** @internal Metadata key written by `@OnLaneEvent` (a list on the class). */
 export const LANE_EVENT_METADATA = 'echomq:lane_event';
 /** @internal `ExecutionContext.getType()` of a job run through Nest's interceptors. */

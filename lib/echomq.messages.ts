@@ -124,3 +124,25 @@ export const adoptedLanes = (queue: string, lanes: number): string =>
 
 export const queueRegisteredTwice = (queue: string, first: string, second: string): string =>
   `Queue "${queue}" is registered twice with different defaults (${first} and ${second}); register it once, or with the same defaults everywhere.`;
+
+export const queueHasActiveJobs = (queue: string, active: number): string =>
+  `obliterate of queue "${queue}" refused: ${active} job(s) are active; let them finish (or pause the queue and wait), or pass { force: true } to delete it anyway`;
+
+export const unknownQueueEvent = (className: string, method: string, event: unknown): string =>
+  `@OnQueueEvent on ${className}.${method} names the event ${show(event)}: use one of 'submitted', 'completed', 'failed', 'dead', 'progress', 'cancelled'.`;
+
+export const queueEventNotMethod = (className: string, member: string): string =>
+  `@OnQueueEvent on ${className}.${member} is not on a method: put it on a method that takes the event.`;
+
+export const queueEventWithoutListener = (className: string): string =>
+  `${className} has @OnQueueEvent methods but no @QueueEventsListener(queue): add it to the class so its methods hear that queue's events.`;
+
+export const invalidListenerQueue = (className: string, queue: unknown): string =>
+  `@QueueEventsListener on ${className} names the queue ${show(queue)}: give it a queue name (a non-empty string without braces or control characters, at most 200 bytes).`;
+
+export const queueEventFailed = (listener: string, event: string, jobId: string, reason: string): string =>
+  `${listener} threw on the ${event} event of job ${jobId}: ${reason} (the event is not delivered again).`;
+
+export const queueEventsRefused = (queues: string, detail: string, prefix: string): string =>
+  `could not subscribe to the events of ${queues} (${detail}): no @OnQueueEvent method runs. `
+  + `If the server refused it, grant the EchoMQ user: ${echoMqAclRules(prefix)}`;

@@ -5,6 +5,7 @@ import { EchoMqConfigurableModule, ECHOMQ_RAW_OPTIONS } from './echomq.module-de
 import { resolveEchoMqOptions } from './echomq.options';
 import { EchoMqMetadataAccessor } from './explorer/echomq-metadata.accessor';
 import { LaneConsumerExplorer } from './explorer/lane-consumer.explorer';
+import { QueueEventsExplorer } from './explorer/queue-events.explorer';
 import type { EchoMqModuleOptions } from './interfaces';
 import { LanesService } from './lanes.service';
 import { LaneQueueModule } from './queues/lane-queue.module';
@@ -34,6 +35,7 @@ import { JobObservers } from './runner/job-observers';
     ClaimLoopOrchestrator,
     JobObservers,
     EchoMqQueueRegistry,
+    QueueEventsExplorer,
   ],
   // NOTE: beyond LanesService, what the optional subpaths (metrics, health) inject; none of it is
   // exported by the package's main entry.

@@ -1,8 +1,8 @@
 export { EchoMqModule } from './echomq.module';
 export { LanesService } from './lanes.service';
-export { LaneConsumer, Weighted, OnLaneEvent, laneConsumerQueueOf } from './decorators';
-export type { LaneEventName } from './decorators';
-export { EchoMqError } from './errors';
+export { LaneConsumer, Weighted, OnLaneEvent, laneConsumerQueueOf, QueueEventsListener, OnQueueEvent } from './decorators';
+export type { LaneEventName, QueueEventName } from './decorators';
+export { EchoMqError, UnrecoverableError } from './errors';
 export { EchoMqErrorFilter, httpStatusOf } from './http/echomq-error.filter';
 export type { EchoMqErrorCode, EchoMqErrorContext } from './errors';
 export { mintJobId, isJobId } from './ids/job-id';
@@ -11,5 +11,5 @@ export type { LaneQueueMethod, LaneQueueDefaults, RegisterQueueOptions, Register
 export type {
   LaneJob, LaneInfo, LaneRate, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, EchoMqExistingClient, EchoMqDurability, SubmitOptions, SubmitItem,
   ClaimOptions, CompleteOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,
-  JobInfo, LanePosition, QueueStats, LanePage, ScanLanesOptions, WaitForOptions,
+  JobInfo, LanePosition, QueueStats, LanePage, ScanLanesOptions, WaitForOptions, JobProgress, DrainOptions, CleanOptions, ObliterateOptions, QueueEvent,
 } from './interfaces';

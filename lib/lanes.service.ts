@@ -3,7 +3,7 @@ import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
 import type {
-  ClaimOptions, CompleteOptions, FailOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
+  ClaimOptions, CleanOptions, CompleteOptions, DrainOptions, FailOptions, JobProgress, ObliterateOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
   PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, WaitForOptions,
   WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
@@ -17,6 +17,7 @@ import { LaneWaiting } from './lanes/waiting';
 import { EchoMqConnections } from './redis/echomq-connections';
 import { closeRedisClient } from './redis/redis-connection';
 import { LaneRecovery } from './lanes/recovery';
+import { LaneRemoval } from './lanes/removal';
 import { adoptLanes, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
 import { nodeLeaseKey } from './redis/lane-keys';
@@ -43,6 +44,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   private readonly steering: LaneSteering;
   private readonly inspection: LaneInspection;
   private readonly jobs: LaneJobs;
+  private readonly removal: LaneRemoval;
   private readonly waiting: LaneWaiting;
   private readonly nodeLease: JobIdNodeLease;
   private readonly connections?: EchoMqConnections;
@@ -62,6 +64,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     this.steering = new LaneSteering(this.ctx);
     this.inspection = new LaneInspection(this.ctx);
     this.jobs = new LaneJobs(this.ctx);
+    this.removal = new LaneRemoval(this.ctx);
     this.nodeLease = new JobIdNodeLease(this.ctx.scripts, nodeLeaseKey(options.prefix), this.logger);
     // NOTE: in the module the subscriber is the connection manager's, closed with the app; a
     // LanesService built by hand duplicates its client and closes the copy when nobody waits.
@@ -175,7 +178,10 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     return this.acks.completeMany(queue, acks, opts);
   }
 
-  /** Gives a held job back: retried after backoff into its lane, or dead once attempts are spent. */
+  /**
+   * Gives a held job back: retried after backoff into its lane, or dead once attempts are spent;
+   * with `opts.dead` dead at once, whatever attempts it has left.
+   */
   fail(queue: string, jobId: string, token: number, error: unknown, opts?: FailOptions): Promise<FailOutcome> {
     return this.acks.fail(queue, jobId, token, error, opts);
   }
@@ -186,6 +192,14 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
    */
   release(queue: string, jobId: string, token: number): Promise<boolean> {
     return this.acks.release(queue, jobId, token);
+  }
+
+  /**
+   * Keeps the progress of a held job (a number or a JSON object, at most 64 KiB as JSON) on its row,
+   * where job() shows it; false, changing nothing, when `token` is not the current attempt.
+   */
+  async progress(queue: string, jobId: string, token: number, value: JobProgress): Promise<boolean> {
+    return (await this.acks.progress(queue, jobId, token, value)) !== null;
   }
 
   /** Renews the lease of a job still held under `token`; false when it is not. */
@@ -221,6 +235,40 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   /** Puts a dead job back into its lane; false when the job is not dead. */
   retryDead(queue: string, jobId: string): Promise<boolean> {
     return this.recovery.retryDead(queue, jobId);
+  }
+
+  // --- removal ---------------------------------------------------------------------------------
+
+  /**
+   * Removes a pending, scheduled or dead job (its lane leaves the ring when it empties; the totals
+   * count it as `cancelled`); false, changing nothing, for an active, completed or unknown one.
+   */
+  async cancel(queue: string, jobId: string): Promise<boolean> {
+    return (await this.removal.cancel(queue, jobId)) !== null;
+  }
+
+  /**
+   * Removes every pending and scheduled job of one lane (`opts.group`) or of all, a page of at most
+   * 100 jobs per script call; returns how many (counted as `cancelled`). Active and dead jobs stay.
+   */
+  drain(queue: string, opts?: DrainOptions): Promise<number> {
+    return this.removal.drain(queue, opts);
+  }
+
+  /**
+   * Removes dead jobs (counted as `cancelled`) or kept completed rows that finished at least
+   * `opts.olderThanMs` ago (server clock), at most `opts.limit`; returns how many.
+   */
+  clean(queue: string, kind: 'dead' | 'completed', opts?: CleanOptions): Promise<number> {
+    return this.removal.clean(queue, kind, opts);
+  }
+
+  /**
+   * Deletes every key of the queue, a page at a time; rejects with code NOT_EMPTY, deleting nothing,
+   * while jobs are active, unless `opts.force`.
+   */
+  obliterate(queue: string, opts?: ObliterateOptions): Promise<void> {
+    return this.removal.obliterate(queue, opts);
   }
 
   // --- steering --------------------------------------------------------------------------------

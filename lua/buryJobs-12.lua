@@ -27,6 +27,7 @@
   Clock: server TIME (time of death).
   Pub/sub: publishes to channel emq:{q}:done when a waiter marked a buried job's row (see buryJob).
   Derived keys: emq:{q}:job:<id> and the jobs' lanes, from ARGV[1] pinned to KEYS[5].
+  Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
 --- @include "nowMs"

@@ -29,6 +29,7 @@
   Derived keys: the job's lane emq:{q}:g:<group>:pending, and emq:{q}:kept:<dedupKey> when a kept
   job has a dedup key, from ARGV[1] pinned to KEYS[6].
   Pub/sub: publishes to channel emq:{q}:done when a waiter marked the row.
+  Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
 --- @include "nowMs"

@@ -25,6 +25,7 @@
   Clock: server TIME (finishedAt, the completion-rate bucket).
   Derived keys: emq:{q}:job:<id>, the jobs' lanes and emq:{q}:kept:<dedupKey>, from ARGV[1] pinned to KEYS[5].
   Pub/sub: publishes to channel emq:{q}:done for rows a waiter marked.
+  Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
 --- @include "nowMs"

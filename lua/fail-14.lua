@@ -26,10 +26,12 @@
   ARGV[6] delayMs      backoff base delay (>= 0)
   ARGV[7] factor       backoff factor (>= 1)
   ARGV[8] maxDelayMs   backoff ceiling (>= 0, 0 for none)
+  ARGV[9] dead         optional: '1' dead-letters the job now, whatever attempts it has left
 
   Reply: 'retry' | 'dead' | 'stale'.
   Clock: server TIME (due time of the retry, time of death).
-  Pub/sub: publishes to channel emq:{q}:done when the job dies and a waiter marked its row.
+  Pub/sub: publishes to channel emq:{q}:done when the job dies and a waiter marked its row, and to
+  emq:{q}:events ('failed' or 'dead') while emq:{q}:listeners exists (see includes/queueEvent).
   Derived keys: the job's lane, from ARGV[1] pinned to KEYS[6].
 ]]
 local rcall = redis.call
@@ -40,6 +42,7 @@ local rcall = redis.call
 --- @include "indexForget"
 --- @include "buryJob"
 --- @include "markReady"
+--- @include "queueEvent"
 
 local base, id, token, err = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local defaultMax, delay, factor, maxDelay = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -55,7 +58,7 @@ local maxAttempts = tonumber(row[4]) or defaultMax
 local used = attempts - (tonumber(row[5]) or 0)
 local now = nowMs()
 local left = releaseActive(KEYS[3], KEYS[2], group, id)
-if used >= maxAttempts then
+if used >= maxAttempts or ARGV[9] == '1' then
   buryJob(base, KEYS[1], id, group, err, now, KEYS[9], KEYS[11], row[6])
   ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
   if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
@@ -65,6 +68,7 @@ local wait = delay * factor ^ (used - 1)
 if maxDelay > 0 and wait > maxDelay then wait = maxDelay end
 wait = math.floor(wait)
 rcall('HINCRBY', KEYS[11], 'retried', 1)
+queueEvent(base, 'failed', id, group, 'attempt', attempts, 'error', string.sub(err, 1, 200))
 if wait > 0 then
   rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
   wakeBefore(KEYS[8], now + wait, KEYS[10])

@@ -5,7 +5,7 @@
   otherwise (the counters hash holds at most about 70 fields: totals and a minute of per-second
   completion buckets).
 
-  KEYS[1]  stats     emq:{q}:stats     (submitted, completed, retried, dead, reaped; its per-second buckets are
+  KEYS[1]  stats     emq:{q}:stats     (submitted, completed, retried, dead, reaped, cancelled; its per-second buckets are
                      the keys emq:{q}:stats:<second>, derived from it)
   KEYS[2]  schedule  emq:{q}:schedule
   KEYS[3]  active    emq:{q}:active
@@ -26,7 +26,7 @@
   ARGV[1] base   'emq:{q}:'; must be the prefix of KEYS[5]
 
   Reply: { submitted, completed, retried, dead, reaped, scheduled, active, deadNow, lanes, ringLength,
-  pausedLanes, completedLastMinute, paused (1 while the queue is paused, else 0) }.
+  pausedLanes, completedLastMinute, paused (1 while the queue is paused, else 0), cancelled }.
   Clock: server TIME (which lane timers are due, which buckets are in the last minute).
   Derived keys: the pending sets of the lanes whose timers are applied, from ARGV[1] pinned to KEYS[5].
   NOTE: the timers are applied while the whole queue is paused too (a claim leaves them then), as
@@ -44,10 +44,10 @@ end
 local now = nowMs()
 laneTimers(base, now, { timers = KEYS[9], grate = KEYS[10], gpause = KEYS[11], paused = KEYS[6], ring = KEYS[5],
   ringset = KEYS[12], glimit = KEYS[13], gactive = KEYS[14], wake = KEYS[15], lanes = KEYS[7], gweight = KEYS[16] })
-local h = rcall('HMGET', KEYS[1], 'submitted', 'completed', 'retried', 'dead', 'reaped')
+local h = rcall('HMGET', KEYS[1], 'submitted', 'completed', 'retried', 'dead', 'reaped', 'cancelled')
 return {
   tonumber(h[1]) or 0, tonumber(h[2]) or 0, tonumber(h[3]) or 0, tonumber(h[4]) or 0, tonumber(h[5]) or 0,
   rcall('ZCARD', KEYS[2]), rcall('ZCARD', KEYS[3]), rcall('ZCARD', KEYS[4]),
   rcall('ZCARD', KEYS[7]), rcall('LLEN', KEYS[5]), rcall('SCARD', KEYS[6]),
-  completedLastMinute(KEYS[1], now), rcall('HEXISTS', KEYS[8], 'paused'),
+  completedLastMinute(KEYS[1], now), rcall('HEXISTS', KEYS[8], 'paused'), tonumber(h[6]) or 0,
 }

@@ -26,6 +26,7 @@
   Clock: server TIME (what has expired, time of death).
   Pub/sub: publishes to channel emq:{q}:done when a job dies and a waiter marked its row.
   Derived keys: emq:{q}:job:<id> and the jobs' lanes, from ARGV[1] pinned to KEYS[5].
+  Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
 --- @include "nowMs"

@@ -28,6 +28,7 @@
   Clock: server TIME (submitted_at, due time of a delayed job).
   Derived keys: emq:{q}:job:<existing id> and emq:{q}:kept:<dedupKey> (a kept completion's dedup
   key), from ARGV[1], which is pinned to KEYS[3].
+  Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
 --- @include "nowMs"

@@ -22,6 +22,7 @@
   Clock: server TIME.
   Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending and emq:{q}:kept:<dedupKey>, built from ARGV[1], which is pinned
   to the declared ring key, so they carry the same {q} hash tag and slot.
+  Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
 --- @include "nowMs"

@@ -5,6 +5,7 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { firstValueFrom, map, Observable, timeout } from 'rxjs';
 import { EchoMqError, LanesService } from '../index';
+import type { JobInfo } from '../index';
 import { DashboardActionGuard } from './dashboard-action.guard';
 import { DASHBOARD_CSP, DashboardAssets } from './dashboard-assets';
 import { DashboardFeed } from './dashboard-feed';
@@ -211,6 +212,18 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
     dead(@Query('queue') queue: unknown, @Query('offset') offset: unknown, @Query('count') count: unknown): Promise<DeadRow[]> {
       const q = this.queues.check(queue);
       return checked(async () => (await this.lanes.dead(q, { offset: num(offset ?? 0) as number, count: num(count ?? 50) as number })).map(deadRow));
+    }
+
+    /** One job as it is now (its state, attempts, progress, last error), without its payload; 404 when the queue does not hold it. */
+    @Get('api/job')
+    @UseGuards(...reads)
+    @Header('Cache-Control', 'no-store')
+    async job(@Query('queue') queue: unknown, @Query('id') id: unknown): Promise<Omit<JobInfo, 'payload'>> {
+      const q = this.queues.check(queue);
+      const info = await checked(() => this.lanes.job(q, id as string));
+      if (!info) throw new NotFoundException(`Queue ${q} holds no job ${String(id)} (never submitted, cancelled, or completed and not kept).`);
+      const { payload: _payload, ...shown } = info;
+      return shown;
     }
 
     /** Pauses a lane, for `forMs` when given, with a `reason` when given. */

@@ -1,3 +1,4 @@
 export * from './lane-consumer.decorator';
 export * from './weighted.decorator';
 export * from './on-lane-event.decorator';
+export * from './queue-events.decorator';

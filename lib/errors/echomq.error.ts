@@ -2,11 +2,12 @@
  * What went wrong, for code that maps errors (e.g. to HTTP statuses): bad input to a call; the
  * server out of memory; a server refusal; no free job id; a misconfigured module or consumer; a
  * write not confirmed by enough replicas in time (`durability`); a wait that timed out (waitFor); a call
- * the server did not answer within `callTimeoutMs` (the write may stand).
+ * the server did not answer within `callTimeoutMs` (the write may stand); a queue that still holds what
+ * the call may not remove (obliterate while jobs are active).
  */
 export type EchoMqErrorCode =
   'INVALID_ARGUMENT' | 'OUT_OF_MEMORY' | 'SERVER_REJECTED' | 'IDS_EXHAUSTED' | 'MISCONFIGURED' | 'NOT_REPLICATED' | 'TIMEOUT'
-  | 'UNAVAILABLE';
+  | 'UNAVAILABLE' | 'NOT_EMPTY';
 
 /** Context carried by an {@link EchoMqError}. */
 export interface EchoMqErrorContext {

@@ -1,1 +1,2 @@
 export * from './echomq.error';
+export * from './unrecoverable.error';

@@ -1,7 +1,10 @@
 import { Injectable, Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { LaneEventMetadata } from '../decorators/on-lane-event.decorator';
-import { LANE_CONSUMER_METADATA, LANE_EVENT_METADATA, WEIGHTED_METADATA } from '../echomq.constants';
+import type { QueueEventMetadata } from '../decorators/queue-events.decorator';
+import {
+  LANE_CONSUMER_METADATA, LANE_EVENT_METADATA, ON_QUEUE_EVENT_METADATA, QUEUE_EVENTS_METADATA, WEIGHTED_METADATA,
+} from '../echomq.constants';
 import type { LaneConsumerMetadata } from '../interfaces';
 
 /** @internal Every read of EchoMQ's decorator metadata. */
@@ -22,5 +25,15 @@ export class EchoMqMetadataAccessor {
   /** The `@OnLaneEvent` uses of a class (its own and its parents'), in declaration order. */
   getLaneEvents(target: Type<unknown> | Function): LaneEventMetadata[] {
     return this.reflector.get<LaneEventMetadata[] | undefined>(LANE_EVENT_METADATA, target) ?? [];
+  }
+
+  /** The queue of a `@QueueEventsListener` class, if it is one. */
+  getQueueEventsListener(target: Type<unknown> | Function): string | undefined {
+    return this.reflector.get<string | undefined>(QUEUE_EVENTS_METADATA, target);
+  }
+
+  /** The `@OnQueueEvent` uses of a class (its own and its parents'), in declaration order. */
+  getQueueEvents(target: Type<unknown> | Function): QueueEventMetadata[] {
+    return this.reflector.get<QueueEventMetadata[] | undefined>(ON_QUEUE_EVENT_METADATA, target) ?? [];
   }
 }

@@ -21,7 +21,12 @@ export interface JobInfo<T = unknown> {
   result?: unknown;
   /** Completed or dead: when (server clock). */
   finishedAt?: number;
+  /** The last progress its holder reported ({@link LanesService.progress}): a number or a JSON object. */
+  progress?: JobProgress;
 }
+
+/** What {@link LanesService.progress} keeps: a number, or a JSON object (at most 64 KiB as JSON). */
+export type JobProgress = number | Record<string, unknown>;
 
 /** Where a pending job stands ({@link LanesService.position}). */
 export interface LanePosition {
@@ -41,7 +46,11 @@ export interface LanePosition {
 /** The queue's counters and sizes ({@link LanesService.stats}). */
 export interface QueueStats {
   /** Since the queue began, kept in the server (the same from every process). */
-  totals: { submitted: number; completed: number; retried: number; dead: number; reaped: number };
+  totals: {
+    submitted: number; completed: number; retried: number; dead: number; reaped: number;
+    /** Jobs removed before they completed: by cancel, drain, or clean of the dead set. */
+    cancelled: number;
+  };
   /** Jobs in each state now. */
   pending: number;
   scheduled: number;
@@ -70,6 +79,26 @@ export interface ScanLanesOptions {
   cursor?: string;
   /** About how many lanes per page (1..1,000). @default 100 */
   count?: number;
+}
+
+/** Options of {@link LanesService.drain}. */
+export interface DrainOptions {
+  /** Only this lane's pending and scheduled jobs. @default every lane */
+  group?: string;
+}
+
+/** Options of {@link LanesService.clean}. */
+export interface CleanOptions {
+  /** Only jobs that finished (died or completed) at least this many ms ago, by the server clock. @default 0 */
+  olderThanMs?: number;
+  /** Remove at most this many. @default no limit */
+  limit?: number;
+}
+
+/** Options of {@link LanesService.obliterate}. */
+export interface ObliterateOptions {
+  /** Delete the queue even while jobs are active (their holders' acks then find nothing). @default false */
+  force?: boolean;
 }
 
 /** Options of {@link LanesService.waitFor}. */

@@ -47,6 +47,8 @@ export interface FailOptions {
   maxAttempts?: number;
   /** The retry delay of this failure (`fail` only). @default the module's backoff */
   backoff?: import('./echomq-module-options.interface').EchoMqBackoff;
+  /** Dead-letter the job now, whatever attempts it has left (what a handler's UnrecoverableError does). @default false */
+  dead?: boolean;
 }
 
 /** Options of {@link LanesService.complete} and {@link LanesService.completeMany}. */

@@ -5,6 +5,9 @@ import { EchoMqError } from '../errors';
 import type { FailOptions, FailOutcome } from '../interfaces';
 import { checkInt, checkJobId, checkOptInt, checkOptions, checkToken, encodePayload } from '../validation/validate';
 import { MAX_LEASE_MS } from './claims';
+
+/** The largest progress value, as JSON: 64 KiB. */
+export const MAX_PROGRESS_BYTES = 65_536;
 import type { LaneContext } from './lane-context';
 
 /**
@@ -65,9 +68,26 @@ export class LaneAcks {
     const t = checkToken(token, k.queue);
     const o = checkOptions<FailOptions>('opts', opts, k.queue);
     const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
-    const b = o.backoff === undefined ? this.ctx.options.backoff : resolveBackoff(o.backoff, 'opts.backoff');
-    const outcome = await this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs });
+      if (o.dead !== undefined && typeof o.dead !== 'boolean') {
+        throw new EchoMqError(invalidArgument('opts.dead', 'must be a boolean', o.dead), { argument: 'opts.dead', queue: k.queue });
+      }
+      const b = o.backoff === undefined ? this.ctx.options.backoff : resolveBackoff(o.backoff, 'opts.backoff');
+      const outcome = await this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs },
+        o.dead === true);
     return this.ctx.durability.confirm('fail', k.queue, outcome, outcome !== 'stale');
+  }
+
+  /** The job's group when its progress was kept, null when the token is stale (nothing changed). */
+  async progress(queue: string, jobId: unknown, token: unknown, value: unknown): Promise<string | null> {
+    const k = this.ctx.keysOf(queue);
+    const id = checkJobId('jobId', jobId, k.queue);
+    const t = checkToken(token, k.queue);
+    const isNumber = typeof value === 'number' && Number.isFinite(value);
+    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+    if (!isNumber && !isObject) {
+      throw new EchoMqError(invalidArgument('value', 'must be a finite number or a JSON object', value), { argument: 'value', queue: k.queue });
+    }
+    return this.ctx.scripts.progress(k, id, t, encodePayload(value, MAX_PROGRESS_BYTES, k.queue, 'value'));
   }
 
   async release(queue: string, jobId: unknown, token: unknown): Promise<boolean> {

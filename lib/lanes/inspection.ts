@@ -89,14 +89,14 @@ export class LaneInspection {
    * The queue's counters and sizes, in one script of constant cost. It first applies the lane timers
    * that are due (timed pause ends, rate-window reopenings), as the next claim would, so that
    * `pausedLanes` and `ringLength` agree with lane() while no consumer claims. `pending` is derived
-   * from the totals (every admitted job not completed is pending, scheduled, active or dead), so the
+   * from the totals (every admitted job neither completed nor cancelled is pending, scheduled, active or dead), so the
    * hot path keeps no counter of its own for it.
    */
   async stats(queue: string): Promise<QueueStats> {
     const s = await this.ctx.scripts.stats(this.ctx.keysOf(queue));
     return {
-      totals: { submitted: s.submitted, completed: s.completed, retried: s.retried, dead: s.deadTotal, reaped: s.reaped },
-      pending: Math.max(0, s.submitted - s.completed - s.scheduled - s.active - s.dead),
+      totals: { submitted: s.submitted, completed: s.completed, retried: s.retried, dead: s.deadTotal, reaped: s.reaped, cancelled: s.cancelled },
+      pending: Math.max(0, s.submitted - s.completed - s.cancelled - s.scheduled - s.active - s.dead),
       scheduled: s.scheduled,
       active: s.active,
       dead: s.dead,

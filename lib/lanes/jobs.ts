@@ -41,6 +41,7 @@ export function toJobInfo(queue: string, row: JobRow, defaultMax: number): JobIn
   if (row.state === 'active' && row.dueOrLease) info.leaseUntil = row.dueOrLease;
   if (row.lastError) info.lastError = row.lastError;
   if (row.result !== '') info.result = parseJson(row.result);
+  if (row.progress !== '') info.progress = parseJson(row.progress) as JobInfo['progress'];
   if (row.done && (row.state === 'completed' || row.state === 'dead')) info.finishedAt = row.done;
   return info;
 }

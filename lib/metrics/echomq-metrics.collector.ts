@@ -7,7 +7,7 @@ import { JobObservers } from '../runner/job-observers';
 import { ECHOMQ_METRICS_OPTIONS, EchoMqMetricsOptions } from './echomq-metrics.options';
 import type { QueueSnapshot } from './queue-snapshot';
 
-const TOTAL_EVENTS = ['submitted', 'completed', 'retried', 'dead', 'reaped'] as const;
+const TOTAL_EVENTS = ['submitted', 'completed', 'retried', 'dead', 'reaped', 'cancelled'] as const;
 const JOB_STATES = ['pending', 'scheduled', 'active', 'dead'] as const;
 const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800];
 const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

@@ -18,6 +18,8 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   'sadd', 'srem', 'sismember', 'smembers', 'scard',
   // sscan, hscan: adoptLanes pages through a queue written before 0.2 at boot
   'sscan', 'hscan',
+  // scan: clean('completed') and obliterate find the keys no index names; unlink: obliterate's pages
+  'scan', 'unlink',
   'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore', 'zincrby', 'zrank',
 ];
 

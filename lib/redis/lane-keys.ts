@@ -31,6 +31,10 @@ export class LaneKeys {
   readonly meta: string;
   /** The flat pending set of group-less jobs (the EchoMQ reference's plain queue; compat mode keeps them there). */
   readonly flatPending: string;
+  /** The processes listening to the queue's events: token -> 1, expiring unless renewed (see includes/queueEvent). */
+  readonly listeners: string;
+  /** The pub/sub channel of the queue's job events, published only while `listeners` exists (not a key). */
+  readonly eventsChannel: string;
 
   constructor(readonly prefix: string, readonly queue: string) {
     this.base = `${prefix}:{${queue}}:`;
@@ -53,6 +57,8 @@ export class LaneKeys {
     this.timers = this.base + 'timers';
     this.meta = this.base + 'meta';
     this.flatPending = this.base + 'pending';
+    this.listeners = this.base + 'listeners';
+    this.eventsChannel = this.base + 'events';
   }
 
   /** The lane (pending set) of a group. */
@@ -75,7 +81,12 @@ export class LaneKeys {
     return `${this.base}kept:${dedupKey}`;
   }
 
-  /** A pattern matching every key of the queue (for tests and tools, never for scripts). */
+  /** A SCAN pattern matching every job row of the queue (clean of kept completed rows; never for scripts). */
+  jobPattern(): string {
+    return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:job:*`;
+  }
+
+  /** A pattern matching every key of the queue (for tests and tools, obliterate; never for scripts). */
   pattern(): string {
     return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:*`;
   }

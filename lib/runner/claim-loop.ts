@@ -8,6 +8,7 @@ import { encodePayload } from '../validation/validate';
 import type { JobObservers } from './job-observers';
 import { AckBatch } from './ack-batch';
 import { JobPipeline } from './job-pipeline';
+import { isUnrecoverable } from '../errors/unrecoverable.error';
 
 /** @internal What a claim loop needs besides its consumer. */
 export interface ClaimLoopDeps {
@@ -302,7 +303,8 @@ export class ClaimLoop {
   private async failJob(job: LaneJob, err: unknown): Promise<void> {
     const { lanes, logger } = this.deps;
     try {
-      const outcome = await lanes.fail(this.consumer.queue, job.id, job.attempt, err, { maxAttempts: this.consumer.maxAttempts, backoff: this.consumer.backoff });
+      const outcome = await lanes.fail(this.consumer.queue, job.id, job.attempt, err,
+        { maxAttempts: this.consumer.maxAttempts, backoff: this.consumer.backoff, dead: isUnrecoverable(err) });
       const reason = err instanceof Error ? err.message : String(err);
       if (outcome === 'stale') this.pipeline.lost(job);
       else this.pipeline.failed(job, err, outcome);

@@ -18,6 +18,8 @@ export interface JobRow {
   result: string;
   /** Lease deadline (active) or due time (scheduled), 0 otherwise. */
   dueOrLease: number;
+  /** The progress its holder reported, as JSON text ('' for none). */
+  progress: string;
 }
 
 /** @internal locateJob's reply. */
@@ -36,7 +38,7 @@ export interface LocatedJob {
 export interface StatsRow {
   submitted: number; completed: number; retried: number; deadTotal: number; reaped: number;
   scheduled: number; active: number; dead: number; lanes: number; ringLength: number; pausedLanes: number;
-  completedLastMinute: number; paused: boolean;
+  completedLastMinute: number; paused: boolean; cancelled: number;
 }
 
 /** @internal The flat reply of readJob/watchJob (see lua/includes/readJob.lua); null for an empty one. */
@@ -45,7 +47,7 @@ export function toJobRow(r: unknown[]): JobRow | null {
   const s = (i: number): string => (r[i] == null ? '' : String(r[i]));
   return {
     id: s(0), state: s(1), group: s(2), attempts: Number(s(3)) || 0, payload: s(4), submittedAt: splitAt(s(5)).submitted || mintTimeOf(s(0)),
-    max: Number(s(6)) || 0, lastError: s(7), done: Number(s(8)) || 0, result: s(9), dueOrLease: Number(s(10)) || 0,
+    max: Number(s(6)) || 0, lastError: s(7), done: Number(s(8)) || 0, result: s(9), dueOrLease: Number(s(10)) || 0, progress: s(11),
   };
 }
 
@@ -62,6 +64,6 @@ export function announcedRow(message: string): JobRow | null {
   return {
     id: m.id, state: s(m.state), group: s(m.group), attempts: Number(m.attempts) || 0, payload: s(m.payload),
     submittedAt: splitAt(m.at).submitted || mintTimeOf(m.id), max: Number(m.max) || 0, lastError: s(m.last_error), done: Number(m.done) || 0,
-    result: s(m.result), dueOrLease: 0,
+    result: s(m.result), dueOrLease: 0, progress: '',
   };
 }

@@ -72,6 +72,12 @@ export const SCRIPT_OF = {
   stats: 'readStats',
   nodeLease: 'nodeLease',
   adoptLanes: 'adoptLanes',
+  cancel: 'cancelJob',
+  drain: 'drainLanes',
+  clean: 'cleanJobs',
+  obliterate: 'obliterateQueue',
+  progress: 'reportProgress',
+  listen: 'announceListener',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -266,10 +272,13 @@ export class LaneScripts {
     return reply.map((r) => r === 1);
   }
 
-  async fail(k: LaneKeys, id: string, token: number, error: string, p: FailPolicy): Promise<'retry' | 'dead' | 'stale'> {
+  /** `dead`: dead-letter the job now, whatever attempts it has left. */
+  async fail(k: LaneKeys, id: string, token: number, error: string, p: FailPolicy, dead = false): Promise<'retry' | 'dead' | 'stale'> {
+    const args: (string | number)[] = [k.base, id, token, error, p.maxAttempts, p.delayMs, p.factor, p.maxDelayMs];
+    if (dead) args.push('1');
     return (await this.run('fail', k.queue, 'fail',
       [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.schedule, k.dead, k.wake, k.stats, k.index, k.weight, k.rate],
-      [k.base, id, token, error, p.maxAttempts, p.delayMs, p.factor, p.maxDelayMs])) as 'retry' | 'dead' | 'stale';
+      args)) as 'retry' | 'dead' | 'stale';
   }
 
   /** The new lease deadline, or 0 when the job is no longer held under `token`. */
@@ -407,8 +416,45 @@ export class LaneScripts {
     return {
       submitted: r[0], completed: r[1], retried: r[2], deadTotal: r[3], reaped: r[4], scheduled: r[5], active: r[6],
       dead: r[7], lanes: r[8], ringLength: r[9], pausedLanes: r[10], completedLastMinute: r[11],
-      paused: r[12] === 1,
+      paused: r[12] === 1, cancelled: r[13],
     };
+  }
+
+  /** Removes a pending, scheduled or dead job (see cancelJob-15.lua); null when it was none of those. */
+  async cancel(k: LaneKeys, id: string): Promise<{ group: string; state: string } | null> {
+    const r = (await this.run('cancel', k.queue, 'cancelJob',
+      [k.job(id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.dead, k.wake, k.dedup, k.index, k.stats,
+        k.weight, k.rate, k.timers], [k.base, id])) as unknown[];
+    return Number(r[0]) === 1 ? { group: String(r[1]), state: String(r[2]) } : null;
+  }
+
+  /** One page of a drain (see drainLanes-13.lua): how many it removed, and where the next page starts. */
+  async drainPage(k: LaneKeys, group: string, phase: string, offset: number, budget: number): Promise<{ removed: number; phase: string; offset: number }> {
+    const r = (await this.run('drain', k.queue, 'drainLanes',
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats, k.weight, k.rate, k.timers],
+      [k.base, group, phase, offset, budget])) as unknown[];
+    return { removed: Number(r[0]), phase: String(r[1]), offset: Number(r[2]) };
+  }
+
+  /** One page of a clean (see cleanJobs-3.lua): how many jobs it removed. */
+  async cleanPage(k: LaneKeys, kind: 'dead' | 'completed', olderThanMs: number, max: number, ids: string[] = []): Promise<number> {
+    return Number(await this.run('clean', k.queue, 'cleanJobs', [k.dead, k.dedup, k.stats], [k.base, kind, olderThanMs, max, ...ids]));
+  }
+
+  /** One page of an obliterate (see obliterateQueue-2.lua): keys deleted, or -1 - active when refused. */
+  async obliteratePage(k: LaneKeys, force: boolean, first: boolean, keys: string[]): Promise<number> {
+    return Number(await this.run('obliterate', k.queue, 'obliterateQueue', [k.active, k.meta], [k.base, force ? '1' : '0', first ? '1' : '0', ...keys]));
+  }
+
+  /** Keeps a held job's progress (JSON text); its group when kept, null when the token is stale. */
+  async progress(k: LaneKeys, id: string, token: number, value: string): Promise<string | null> {
+    const r = (await this.run('progress', k.queue, 'reportProgress', [k.job(id)], [k.base, id, token, value])) as unknown[];
+    return Number(r[0]) === 1 ? String(r[1]) : null;
+  }
+
+  /** Announces (ttlMs > 0) or withdraws (0) this process's listener of the queue's events. */
+  async announceListener(k: LaneKeys, token: string, ttlMs: number): Promise<void> {
+    await this.run('listening to the queue\'s events', k.queue, 'announceListener', [k.listeners], [token, ttlMs]);
   }
 
   async dead(k: LaneKeys, offset: number, count: number): Promise<LaneJob[]> {

@@ -1,5 +1,6 @@
 --- @include "ringJoin"
 --- @include "wakeBefore"
+--- @include "queueEvent"
 --[[
   admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys, tc, deferJoin)
     -> status, id, laneKey (the lane's key when the job went into its lane, else nil)
@@ -60,6 +61,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '')
   end
   if dedup ~= '' then rcall('HSET', dedupKey, dedup, id) end
+  if eventsHeard ~= false then queueEvent(base, 'submitted', id, group) end
   if delayMs > 0 then
     wakeBefore(scheduleKey, now + delayMs, wakeKey)
     rcall('ZADD', scheduleKey, now + delayMs, id)

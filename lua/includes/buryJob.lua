@@ -1,4 +1,5 @@
 --- @include "finishJob"
+--- @include "queueEvent"
 --[[
   buryJob(base, jobKey, id, group, err, now, deadKey, statsKey, waited)
   Dead-letters a job whose attempts are spent: state `dead`, its last error, `done` (finishedAt),
@@ -9,6 +10,7 @@ local function buryJob(base, jobKey, id, group, err, now, deadKey, statsKey, wai
   rcall('HSET', jobKey, 'state', 'dead', 'last_error', err, 'done', nowText)
   rcall('ZADD', deadKey, nowText, id)
   rcall('HINCRBY', statsKey, 'dead', '1')
+  if eventsHeard ~= false then queueEvent(base, 'dead', id, group, 'error', string.sub(err, 1, 200)) end
   if waited then
     local row = rcall('HMGET', jobKey, 'attempts', 'payload', 'at', 'max')
     finishJob(base .. 'done', true, { id = id, group = group, state = 'dead', attempts = row[1],

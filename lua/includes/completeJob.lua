@@ -2,6 +2,7 @@
 --- @include "releaseActive"
 --- @include "indexForget"
 --- @include "finishJob"
+--- @include "queueEvent"
 --[[
   completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
               ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0
@@ -80,5 +81,6 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   end
   reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
   if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey) end
+  if eventsHeard ~= false then queueEvent(base, 'completed', id, group, 'attempt', token) end
   return 1
 end

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type IORedis from 'ioredis';
-import { EchoMqError, LaneConsumer, LaneJob, LanesService, mintJobId } from '../../lib';
+import { EchoMqError, LaneConsumer, LaneJob, LanesService, mintJobId, OnQueueEvent, QueueEventsListener } from '../../lib';
+import type { QueueEvent } from '../../lib';
 import { echoMqAclRules } from '../../lib/redis/acl';
 import { lanesOn, testQueue } from '../support/lanes';
 import { bootApp, until } from '../support/nest';
@@ -14,6 +15,17 @@ const ran: string[] = [];
 class AclWorker {
   async handle(job: LaneJob): Promise<void> {
     ran.push(job.id);
+  }
+}
+
+const heard: QueueEvent[] = [];
+
+/** Hears the app queue's events: its announcement and subscription run under the EchoMQ user too. */
+@QueueEventsListener(appQueue)
+@Injectable()
+class AclAudit {
+  @OnQueueEvent('completed') completed(e: QueueEvent): void {
+    heard.push(e);
   }
 }
 
@@ -119,17 +131,40 @@ describe('ACL: least privilege', () => {
     await shared.resume(q, 'z');
     expect((await shared.lanes(q)).find((l) => l.group === 'z')).toMatchObject({ pending: 1, inRing: true });
 
+    // 0.3: progress, fail(dead), cancel, drain, clean, obliterate.
+    const p = await lanes.submit(q, 'p', 'progress');
+    let ph = await lanes.claim(q, { leaseMs: 10_000 });
+    while (ph && ph.id !== p) ph = await lanes.claim(q, { leaseMs: 10_000 });
+    expect(await call('progress', () => lanes.progress(q, p, ph!.attempt, { pct: 50 }))).toBe(true);
+    expect(await lanes.job(q, p)).toMatchObject({ progress: { pct: 50 } });
+    expect(await lanes.fail(q, p, ph!.attempt, 'no', { dead: true })).toBe('dead');
+    expect(await call('clean', () => lanes.clean(q, 'dead'))).toBeGreaterThan(0);
+    const kept = lanesOn(await as('echomq'), { keepCompletedMs: 60_000 });
+    await kept.submit(q, 'k', 1);
+    const kh = (await kept.claim(q))!;
+    await kept.complete(q, kh.id, kh.attempt);
+    expect(await lanes.clean(q, 'completed')).toBeGreaterThan(0);
+    const c = await lanes.submit(q, 'x', 1);
+    expect(await call('cancel', () => lanes.cancel(q, c))).toBe(true);
+    await lanes.submitMany(q, [{ group: 'y', payload: 1 }, { group: 'y', payload: 2, opts: { delayMs: 60_000 } }]);
+    expect(await call('drain', () => lanes.drain(q, { group: 'y' }))).toBe(2);
+    await lanes.submit(q, 'y', 3);
+    expect(await lanes.drain(q)).toBeGreaterThan(0);
+    await call('obliterate', () => lanes.obliterate(q, { force: true }));
+    expect(await admin.keys(`emq:{${q}}:*`)).toEqual([]);
+
     const publicMethods = Object.getOwnPropertyNames(LanesService.prototype).filter((m) => !NOT_PUBLIC.has(m));
     // A public method added to LanesService must be exercised here under the EchoMQ user too.
     expect(publicMethods.filter((m) => !called.has(m))).toEqual([]);
   });
 
-  it('a Nest app under the EchoMQ user boots, runs its consumer loop and closes (CONFIG refused, coped with)', async () => {
-    const { app, logger } = await bootApp('', [AclWorker],
+  it('a Nest app under the EchoMQ user boots, runs its consumer loop and a queue-event listener, and closes (CONFIG refused, coped with)', async () => {
+    const { app, logger } = await bootApp('', [AclWorker, AclAudit],
       { connection: { host: '127.0.0.1', port: server.port, username: 'echomq', password: 'pw' } });
     try {
       const ids = await app.get(LanesService).submitMany(appQueue, [...Array(20)].map((_, i) => ({ group: `g${i % 3}`, payload: i })));
       await until(() => ids.every((i) => ran.includes(i)), 10_000, 'the consumer to run every job');
+      await until(() => ids.every((i) => heard.some((e) => e.jobId === i)), 10_000, 'the completed events of every job');
     } finally {
       await app.close();
     }
@@ -146,11 +181,13 @@ describe('ACL: least privilege', () => {
     expect((err as Error).message).toContain('~emq:*');
     expect((err as Error).message).toContain(echoMqAclRules('emq'));
 
-    const { app, logger } = await bootApp('', [AclWorker],
+    const { app, logger } = await bootApp('', [AclWorker, AclAudit],
       { connection: { host: '127.0.0.1', port: server.port, username: 'stranger', password: 'pw' } });
     const refused = await app.get(LanesService).submit(appQueue, 'g', 1).then(() => undefined, (e: unknown) => e);
     expect((refused as EchoMqError).code).toBe('SERVER_REJECTED');
     await until(() => /claiming from .* failed \(EchoMQ .* NOPERM/.test(logger.text('error')), 5_000, 'the loop to log the refusal');
+    // Its queue-event listener's subscription is refused too: logged with the rules, the app runs on.
+    expect(logger.text('error')).toMatch(/could not subscribe to the events of .*NOPERM.*resetchannels &emq:\*/);
     const closing = Date.now();
     await app.close();
     expect(Date.now() - closing).toBeLessThan(2_000);

@@ -81,6 +81,21 @@ describe('dashboard HTTP API', () => {
     expect(await lanes.lane('shop', 'acme')).toEqual(before);
   });
 
+  it('the job view: one job with its progress and last error, no payload; 404 for an id it does not hold, 400 for a bad one', async () => {
+    const { app, lanes } = await boot({ queues: ['shop'] });
+    const id = await lanes.submit('shop', 'acme', { secret: 'payload' });
+    const held = (await lanes.claim('shop'))!;
+    await lanes.progress('shop', id, held.attempt, { done: 2, of: 5 });
+    const http = request(app.getHttpServer());
+    const res = await http.get('/echomq/api/job').query({ queue: 'shop', id });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id, group: 'acme', state: 'active', attempt: 1, progress: { done: 2, of: 5 } });
+    expect(res.body).not.toHaveProperty('payload');
+    expect((await http.get('/echomq/api/job').query({ queue: 'shop', id: 'JOB00000000001' })).status).toBe(404);
+    const bad = await http.get('/echomq/api/job').query({ queue: 'shop', id: 'nope' });
+    expect([bad.status, bad.body.argument]).toEqual([400, 'jobId']);
+  });
+
   it('writable: a change needs both the action header and the guard', async () => {
     const { app, lanes } = await boot({ queues: ['shop'], readOnly: false, guard: TokenGuard });
     await lanes.submit('shop', 'acme', { n: 1 });

@@ -180,6 +180,32 @@ describe('dashboard in a real browser (Chromium)', () => {
     }
   });
 
+  it('the job view shows a job\'s state and progress, looked up by id or opened from a dead letter', async () => {
+    const { url, lanes } = await boot();
+    const id = await lanes.submit('shop', 'acme', { n: 1 });
+    const held = (await lanes.claim('shop'))!;
+    await lanes.progress('shop', id, held.attempt, { done: 3, of: 4 });
+    const doomed = await lanes.submit('shop', 'globex', { n: 2 }, { maxAttempts: 1 });
+    const dying = (await lanes.claim('shop'))!;
+    await lanes.progress('shop', doomed, dying.attempt, 90);
+    await lanes.fail('shop', doomed, dying.attempt, 'broke');
+    const { page, trouble } = await open(`${url}?queue=shop`);
+    try {
+      await page.fill('#job-id', id);
+      await page.click('#job-find button[type=submit]');
+      await page.waitForSelector('#job:not([hidden]) dd[data-field=progress]');
+      expect(await page.locator('#job dd[data-field=state]').innerText()).toBe('active');
+      expect(await page.locator('#job dd[data-field=progress]').innerText()).toBe('{"done":3,"of":4}');
+      await page.locator('#dead tbody button.link').first().click();
+      await page.waitForFunction(() => document.querySelector('#job dd[data-field=state]')?.textContent === 'dead');
+      expect(await page.locator('#job dd[data-field=progress]').innerText()).toBe('90');
+      expect(await page.locator('#job dd[data-field="last error"]').innerText()).toBe('broke');
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+
   it('read-only (the default) shows no controls, and a forged POST gets 403', async () => {
     const { url, lanes } = await boot();
     await lanes.submit('shop', 'acme', { n: 1 });
@@ -187,7 +213,7 @@ describe('dashboard in a real browser (Chromium)', () => {
     try {
       expect(await page.locator('#mode').innerText()).toBe('read-only');
       expect(await page.locator('#panel').count()).toBe(0);
-      expect(await page.locator('main button, main form#f-pause').evaluateAll((els) => els.map((e) => e.textContent))).toEqual(['Find', 'Top lanes', 'Show more']);
+      expect(await page.locator('main button, main form#f-pause').evaluateAll((els) => els.map((e) => e.textContent))).toEqual(['Find', 'Top lanes', 'Show more', 'Look up']);
       expect(trouble).toEqual({ errors: [], dialogs: [] });
       const statuses = await page.evaluate(async () => {
         const send = (headers: Record<string, string>) => fetch('api/pause', {

@@ -8,6 +8,8 @@ import { LaneConsumer } from '../../lib/decorators';
 import type { LaneJob } from '../../lib/interfaces';
 import { testQueue } from '../support/lanes';
 import { bootApp } from '../support/nest';
+import { Test } from '@nestjs/testing';
+import { EchoMqModule, OnQueueEvent, QueueEvent, QueueEventsListener } from '../../lib';
 import { TestCluster } from './support/cluster';
 import { FaultConsumer } from './support/consumer';
 import { report, waitFor } from './support/wait';
@@ -210,4 +212,50 @@ describe('faults: Redis Cluster (3 masters)', () => {
     expect(client.status).toBe('ready');
     expect(await client.set(`emq:{${names[0]}}:still-mine`, '1', 'PX', 1_000)).toBe('OK');
   });
+
+  it('queue events reach a listener app from every master; cancel, drain, clean and obliterate work on each queue', async () => {
+    const heard: QueueEvent[] = [];
+    const listeners = [...queues.keys()].map((q) => {
+      @QueueEventsListener(q)
+      @Injectable()
+      class Listener {
+        @OnQueueEvent('submitted') submitted(e: QueueEvent): void { heard.push(e); }
+        @OnQueueEvent('completed') completed(e: QueueEvent): void { heard.push(e); }
+        @OnQueueEvent('cancelled') cancelled(e: QueueEvent): void { heard.push(e); }
+      }
+      return Listener;
+    });
+    const logger = { log: () => undefined, warn: () => undefined, error: () => undefined };
+    const mod = await Test.createTestingModule({
+      imports: [EchoMqModule.forRoot({ connection: { cluster: [{ host: '127.0.0.1', port: cluster.nodes[0].port }] }, logger })],
+      providers: listeners,
+    }).compile();
+    const app = mod.createNestApplication({ logger });
+    await app.init();
+    try {
+      for (const q of queues.keys()) {
+        const [a, b] = await lanes.submitMany(q, [{ group: 'e', payload: 1 }, { group: 'e', payload: 2 }]);
+        const job = (await lanes.claim(q))!;
+        expect(job.id).toBe(a);
+        await lanes.complete(q, a, job.attempt);
+        expect(await lanes.cancel(q, b)).toBe(true);
+        await waitFor(`the events of ${q}`, () => ['submitted', 'completed', 'cancelled'].every((ev) => heard.some((e) => e.queue === q && e.event === ev)));
+        await lanes.submitMany(q, [{ group: 'd', payload: 1 }, { group: 'd', payload: 2, opts: { delayMs: 60_000 } }]);
+        expect(await lanes.drain(q)).toBe(2);
+        expect(await lanes.clean(q, 'dead')).toBe(0);
+        await lanes.obliterate(q);
+        const left = await Promise.all(cluster.nodes.map(async (n) => {
+          const c = createRedisClient({ host: '127.0.0.1', port: n.port }, 'keys') as unknown as { keys(p: string): Promise<string[]>; quit(): Promise<unknown> };
+          try {
+            return await c.keys(lanes.keysOf(q).pattern());
+          } finally {
+            await c.quit();
+          }
+        }));
+        expect(left.flat()).toEqual([]);
+      }
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
 });

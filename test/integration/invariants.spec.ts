@@ -49,6 +49,15 @@ interface Ledger {
   /** The dedup key each id was admitted under (to submit it again while it is kept). */
   dedupOf: Map<string, string>;
   ops: Record<string, number>;
+  /** Removed before completing: by cancel (by id), or found gone after a drain or a clean of the dead set. */
+  cancelled: Set<string>;
+  /** Jobs drain and clean('dead') said they removed, not yet matched to the ids found gone. */
+  unattributed: number;
+  /** Kept rows clean('completed') said it removed, and those the ledger let go before their time. */
+  cleanedKept: number;
+  forgivenKept: number;
+  /** Every id a submit returned, in order (to pick one to cancel). */
+  order: string[];
 }
 
 /** What a kept completed row must hold, and when it may be gone. */
@@ -219,6 +228,8 @@ describe('invariants under a seeded random run', () => {
       if (row.dedup !== undefined && dedup[row.dedup] !== id) fail(`job ${id}'s dedup key ${row.dedup} points at ${dedup[row.dedup]}`);
     }
     for (const [id, at] of places) if (!rows.has(id)) fail(`${id} is in [${at.join(', ')}] without a row`);
+    // Kept rows let go before their time: no more than clean('completed') removed.
+    if (ledger.forgivenKept > ledger.cleanedKept) fail(`${ledger.forgivenKept} kept rows gone early, clean removed ${ledger.cleanedKept}`);
     // A kept row is there until its time is up; once it is gone it is forgotten, so later checks stay cheap.
     for (const [id, kept] of ledger.kept) {
       if (rows.has(id)) continue;
@@ -260,15 +271,23 @@ describe('invariants under a seeded random run', () => {
     const gactiveNumbers = Object.fromEntries(Object.entries(gactive).map(([g, n]) => [g, Number(n)]));
     expect({ when, gactive: gactiveNumbers }).toEqual({ when, gactive: Object.fromEntries(activeCount) });
 
-    // Nothing lost: every submitted id is completed (and counted) or still present.
+    // Nothing lost: every submitted id is completed (and counted), cancelled, or still present; the ids
+    // found gone otherwise are exactly as many as drain and clean('dead') said they removed.
+    let vanished = 0;
     for (const id of ledger.submitted) {
-      if (!ledger.completed.has(id) && !rows.has(id)) fail(`job ${id} was submitted, never completed, and is gone`);
+      if (ledger.completed.has(id) || ledger.cancelled.has(id) || rows.has(id)) continue;
+      ledger.cancelled.add(id);
+      vanished += 1;
     }
+
+    if (vanished !== ledger.unattributed) fail(`${vanished} jobs are gone without a completion or a cancel, drain and clean removed ${ledger.unattributed}`);
+    ledger.unattributed = 0;
+    for (const id of ledger.cancelled) if (rows.has(id)) fail(`job ${id} was cancelled but its row is still there`);
     const ours = ledger.completed.size - ledger.foreignCompleted.size;
     if (Number(stats.completed ?? 0) !== ours) fail(`stats say ${stats.completed} completed, the clients saw ${ours}`);
     const live = rows.size - keptRows.length;
-    if (ledger.completed.size + live !== ledger.submitted.size) {
-      fail(`${ledger.submitted.size} submitted != ${ledger.completed.size} completed + ${live} live`);
+    if (ledger.completed.size + ledger.cancelled.size + live !== ledger.submitted.size) {
+      fail(`${ledger.submitted.size} submitted != ${ledger.completed.size} completed + ${ledger.cancelled.size} cancelled + ${live} live`);
     }
 
     // The lane index: exactly the lanes with pending or active jobs or a setting, each scored by its depth.
@@ -297,7 +316,7 @@ describe('invariants under a seeded random run', () => {
       : {
         pending: pendingNow, scheduled: schedule.length, active: active.length, dead: dead.length,
         lanes: Object.keys(expectedIndex).length, ringLength: ring.length, pausedLanes: paused.length, paused: queuePaused,
-        totals: { submitted: ledger.submitted.size, completed: ledger.completed.size },
+        totals: { submitted: ledger.submitted.size, completed: ledger.completed.size, cancelled: ledger.cancelled.size },
       } });
     return live;
   }
@@ -350,6 +369,11 @@ describe('invariants under a seeded random run', () => {
     const q = queues.queue();
     const ledger: Ledger = {
       submitted: new Set(), completed: new Set(), foreignCompleted: new Set(), knownDead: new Set(), kept: new Map(), dedupOf: new Map(), ops: {},
+      cancelled: new Set(), unattributed: 0, cleanedKept: 0, forgivenKept: 0, order: [],
+    };
+    const admitted = (id: string) => {
+      if (!ledger.submitted.has(id)) ledger.order.push(id);
+      ledger.submitted.add(id);
     };
     const conns = [...Array(CLIENTS)].map(() => server.client());
     // Half the clients keep their completed rows (the first, which drains at the end, does not).
@@ -397,7 +421,7 @@ describe('invariants under a seeded random run', () => {
         const opts = dedupKey ? { dedupKey } : r < 0.3 ? { delayMs: int(rnd, 1, 30) }
           : r < 0.4 ? { maxAttempts: int(rnd, 1, 4) } : undefined;
         const id = await l.submit(q, group(rnd), { r }, opts);
-        ledger.submitted.add(id);
+        admitted(id);
         if (dedupKey) ledger.dedupOf.set(id, dedupKey);
       }],
       [4, 'submitKept', async (l, rnd) => {
@@ -414,7 +438,7 @@ describe('invariants under a seeded random run', () => {
           got = await l.submit(q, group(rnd), 'again', { jobId: id, delayMs: rnd() < 0.3 ? int(rnd, 1, 30) : undefined });
         } else {
           const ids = await l.submitMany(q, [{ group: group(rnd), payload: 'new' }, { group: group(rnd), payload: 'again', opts: { jobId: id } }]);
-          ledger.submitted.add(ids[0]);
+          admitted(ids[0]);
           got = ids[1];
         }
         expect(got).toBe(id);
@@ -428,7 +452,7 @@ describe('invariants under a seeded random run', () => {
         if (rnd() < 0.3) items.push({ group: group(rnd), payload: 'late', opts: { delayMs: int(rnd, 1, 25) } });
         const ids = await l.submitMany(q, items as never);
         expect(ids[ids.length - (items.length - items.findIndex((i) => i.payload === 'again'))]).toBe(own);
-        ids.forEach((id) => ledger.submitted.add(id));
+        ids.forEach((id) => admitted(id));
       }],
       [16, 'claim', async (l, rnd, held) => {
         const job = await l.claim(q, { leaseMs: int(rnd, 5, 80) });
@@ -467,8 +491,49 @@ describe('invariants under a seeded random run', () => {
       [8, 'fail', async (l, rnd, held) => {
         const h = takeHeld(rnd, held);
         if (!h) return;
-        const outcome = await l.fail(q, h.id, h.attempt, new Error(`failed ${h.attempt}`));
+        const outcome = await l.fail(q, h.id, h.attempt, new Error(`failed ${h.attempt}`), { dead: rnd() < 0.1 });
         if (outcome === 'dead') ledger.knownDead.add(h.id);
+      }],
+      [2, 'progress', async (l, rnd, held) => {
+        const h = held[Math.floor(rnd() * held.length)];
+        if (h) await l.progress(q, h.id, h.attempt, rnd() < 0.5 ? rnd() : { step: int(rnd, 1, 9) });
+      }],
+      [4, 'cancel', async (l, rnd) => {
+        // Any id a submit returned that is not known to be settled: pending, scheduled, dead, or active (refused).
+        for (let tries = 0; tries < 5 && ledger.order.length > 0; tries++) {
+          const id = ledger.order[Math.floor(rnd() * ledger.order.length)];
+          if (ledger.completed.has(id) || ledger.cancelled.has(id)) continue;
+          if (await l.cancel(q, id)) {
+            if (ledger.completed.has(id) || ledger.cancelled.has(id)) throw new Error(`${id} cancelled after it was settled`);
+            ledger.cancelled.add(id);
+            ledger.knownDead.delete(id);
+          }
+          return;
+        }
+      }],
+      [1, 'drain', async (l, rnd) => {
+        // NOTE: awaited first: `x += await f()` reads x before the await, and other clients add to it meanwhile.
+        const n = await l.drain(q, rnd() < 0.97 ? { group: group(rnd) } : undefined);
+        ledger.unattributed += n;
+      }],
+      [1, 'cleanDead', async (l, rnd) => {
+        const n = await l.clean(q, 'dead', { olderThanMs: int(rnd, 0, 50), limit: int(rnd, 1, 5) });
+        ledger.unattributed += n;
+      }],
+      [1, 'cleanCompleted', async (l, rnd) => {
+        // NOTE: only rows completed over 1.8 s ago (they expire at 2 s), so never one that submitKept may pick (under KEEP_MS / 2 old), and most still expire by themselves.
+        const since = Date.now();
+        const n = await l.clean(q, 'completed', { olderThanMs: 1_800, limit: int(rnd, 1, 3) });
+        ledger.cleanedKept += n;
+        const old = [...ledger.kept].filter(([, kept]) => kept.since < since - 1_700);
+        const gone = await Promise.all(old.map(async ([id]) => (await client.exists(keysOf(q).job(id))) === 0));
+        // A row gone before its time was cleaned (at most as many as clean said); one whose time is up
+        // may have expired by itself and stays for the check to count.
+        old.forEach(([id, kept], i) => {
+          if (!gone[i] || kept.since + kept.keepMs <= Date.now()) return;
+          // NOTE: two clients' cleans may both find it gone: it is let go once.
+          if (ledger.kept.delete(id)) ledger.forgivenKept += 1;
+        });
       }],
       [5, 'extend', async (l, rnd, held) => {
         const h = held[Math.floor(rnd() * held.length)];
@@ -505,7 +570,7 @@ describe('invariants under a seeded random run', () => {
       [6, 'foreign enqueue', async (_l, rnd) => {
         const id = mintJobId();
         await foreign.enqueue(q, group(rnd), id, JSON.stringify({ foreign: rnd() }));
-        ledger.submitted.add(id);
+        admitted(id);
       }],
       [6, 'foreign claim', async (_l, rnd, held) => {
         const job = await foreign.claim(q, int(rnd, 5, 80));
@@ -617,7 +682,9 @@ describe('invariants under a seeded random run', () => {
         }
         if ((await checkInvariants(q, ledger, `after drain pass ${pass}`, compat)) === 0) break;
       }
-      expect(ledger.completed.size).toBe(ledger.submitted.size);
+      expect(ledger.completed.size + ledger.cancelled.size).toBe(ledger.submitted.size);
+      // cancel, drain and clean really ran, and removed jobs.
+      expect(ledger.cancelled.size).toBeGreaterThan(50);
       const left = (await client.keys(`${keysOf(q).base}*`)).map((key) => key.slice(keysOf(q).base.length)).sort();
       // NOTE: the foreign writer keeps no dedup index, so dedup keys of jobs it completed stay behind.
       const leftovers = compat ? ['gweight', 'stats', 'wake', 'lanes', 'dedup'] : ['gweight', 'stats', 'wake', 'lanes'];

@@ -169,7 +169,7 @@ describe('position, scanLanes, topLanes and stats', () => {
     const deadNow = await client.zcard(k.dead);
     expect(deadNow).toBeGreaterThanOrEqual(dead);
     expect(s).toEqual({
-      totals: { submitted: 31, completed, retried, dead: deadNow, reaped },
+      totals: { submitted: 31, completed, retried, dead: deadNow, reaped, cancelled: 0 },
       pending: pendingNow, scheduled: 1, active: 0, dead: await client.zcard(k.dead),
       lanes: 3, ringLength: await client.llen(k.ring), pausedLanes: 1, paused: false, completedPerSec: s.completedPerSec,
     });

@@ -3,6 +3,7 @@
 import { get, post, stream } from './api.js';
 import { backlogBar, drawRates, drawStack } from './chart.js';
 import { byId, clock, count, duration, el, fill, rate } from './dom.js';
+import { showJob, wireJobView } from './job-view.js';
 
 const state = {
   config: null,
@@ -54,6 +55,7 @@ function renderCards(frame) {
     ['completed', count(s.totals.completed)],
     ['retried', count(s.totals.retried)],
     ['dead', count(s.totals.dead)],
+    ['cancelled', count(s.totals.cancelled ?? 0)],
     ['completed/s, last 60 s', rate(s.completedPerSec)],
   ]);
   dl(byId('states'), [
@@ -202,7 +204,8 @@ function renderDead(frame) {
     return;
   }
   fill(body, ...frame.dead.map((d) => el('tr', {},
-    el('td', {}, el('code', { text: d.id })),
+    el('td', {}, el('button', { type: 'button', className: 'link', title: 'Show this job', onclick: () => showJob(state.queue, d.id, (m) => toast(m, true)) },
+      el('code', { text: d.id }))),
     el('td', { className: 'name', text: d.group }),
     el('td', { className: 'n', text: count(d.attempt) }),
     el('td', { className: 'err', text: d.lastError ?? '' }),
@@ -372,6 +375,7 @@ async function main() {
     else backToTop();
   });
   byId('search-clear').addEventListener('click', backToTop);
+  wireJobView(() => state.queue, (m) => toast(m, true));
   byId('lanes-more').addEventListener('click', () => (state.view === 'search' ? runSearch(state.search.text, state.search.cursor) : showMore()));
   byId('search-text').disabled = false;
   byId('search-go').disabled = false;

@@ -4,10 +4,10 @@ import { LanesService } from '../../../lib/lanes.service';
 import type { EveryQueueMethodBound } from './lane-queue.check';
 
 class GrownLanesService extends LanesService {
-  async cancel(queue: string, jobId: string): Promise<boolean> {
+  async rewind(queue: string, jobId: string): Promise<boolean> {
     return queue.length > 0 && jobId.length > 0;
   }
 }
 
-// @ts-expect-error "cancel" is a queue method no list names
+// @ts-expect-error "rewind" is a queue method no list names
 export const bound: EveryQueueMethodBound<GrownLanesService> = true;

@@ -1,0 +1,84 @@
+import { invalidArgument, queueHasActiveJobs } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+import type { CleanOptions, DrainOptions, ObliterateOptions } from '../interfaces';
+import { scanKeys } from '../redis/key-scan';
+import { checkJobId, checkName, checkOptInt, checkOptions } from '../validation/validate';
+import type { LaneContext } from './lane-context';
+
+/** Jobs one drain page removes at most (see drainLanes-13.lua; measured in the README). */
+export const DRAIN_PAGE = 100;
+/** Jobs or keys one clean or obliterate page handles at most. */
+const CLEAN_PAGE = 250;
+const SCAN_COUNT = 1_000;
+/** The longest any olderThanMs may reach back: ten years. */
+const MAX_AGE_MS = 315_360_000_000;
+
+/**
+ * @internal Taking jobs out of a queue before they complete, and the queue itself: cancel, drain,
+ * clean, obliterate. Each is one script call, or pages of script calls for big work, and leaves
+ * the lanes, ring, lane index and totals consistent between pages.
+ */
+export class LaneRemoval {
+  constructor(private readonly ctx: LaneContext) {}
+
+  /** What a cancel removed (its lane, and the state it was in), null when it removed nothing. */
+  async cancel(queue: string, jobId: unknown): Promise<{ group: string; state: string } | null> {
+    const k = this.ctx.keysOf(queue);
+    return this.ctx.scripts.cancel(k, checkJobId('jobId', jobId, k.queue));
+  }
+
+  async drain(queue: string, opts: unknown): Promise<number> {
+    const k = this.ctx.keysOf(queue);
+    const o = checkOptions<DrainOptions>('opts', opts, k.queue);
+    const group = o.group === undefined ? '' : checkName('opts.group', o.group, k.queue);
+    let page = { removed: 0, phase: 's', offset: 0 };
+    let removed = 0;
+    do {
+      page = await this.ctx.scripts.drainPage(k, group, page.phase, page.offset, DRAIN_PAGE);
+      removed += page.removed;
+    } while (page.phase !== 'done');
+    return removed;
+  }
+
+  async clean(queue: string, kind: unknown, opts: unknown): Promise<number> {
+    const k = this.ctx.keysOf(queue);
+    if (kind !== 'dead' && kind !== 'completed') {
+      throw new EchoMqError(invalidArgument('kind', "must be 'dead' or 'completed'", kind), { argument: 'kind', queue: k.queue });
+    }
+    const o = checkOptions<CleanOptions>('opts', opts, k.queue);
+    const olderThanMs = checkOptInt('opts.olderThanMs', o.olderThanMs, 0, MAX_AGE_MS, k.queue) ?? 0;
+    const limit = checkOptInt('opts.limit', o.limit, 1, Number.MAX_SAFE_INTEGER, k.queue) ?? Number.MAX_SAFE_INTEGER;
+    let removed = 0;
+    if (kind === 'dead') {
+      for (;;) {
+        const want = Math.min(CLEAN_PAGE, limit - removed);
+        const n = await this.ctx.scripts.cleanPage(k, 'dead', olderThanMs, want);
+        removed += n;
+        if (n < want || removed >= limit) return removed;
+      }
+    }
+    // NOTE: kept completed rows are in no index (they expire by themselves), so they are found by SCAN.
+    const prefix = k.job('');
+    await scanKeys(this.ctx.client, k.jobPattern(), SCAN_COUNT, async (keys) => {
+      for (let i = 0; i < keys.length && removed < limit; i += CLEAN_PAGE) {
+        const ids = keys.slice(i, i + CLEAN_PAGE).map((key) => key.slice(prefix.length));
+        removed += await this.ctx.scripts.cleanPage(k, 'completed', olderThanMs, Math.min(CLEAN_PAGE, limit - removed), ids);
+      }
+    });
+    return removed;
+  }
+
+  async obliterate(queue: string, opts: unknown): Promise<void> {
+    const k = this.ctx.keysOf(queue);
+    const o = checkOptions<ObliterateOptions>('opts', opts, k.queue);
+    if (o.force !== undefined && typeof o.force !== 'boolean') {
+      throw new EchoMqError(invalidArgument('opts.force', 'must be a boolean', o.force), { argument: 'opts.force', queue: k.queue });
+    }
+    const force = o.force === true;
+    const first = await this.ctx.scripts.obliteratePage(k, force, true, []);
+    if (first < 0) throw new EchoMqError(queueHasActiveJobs(k.queue, -1 - first), { code: 'NOT_EMPTY', queue: k.queue });
+    await scanKeys(this.ctx.client, k.pattern(), SCAN_COUNT, async (keys) => {
+      for (let i = 0; i < keys.length; i += CLEAN_PAGE) await this.ctx.scripts.obliteratePage(k, true, false, keys.slice(i, i + CLEAN_PAGE));
+    });
+  }
+}
