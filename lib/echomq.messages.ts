@@ -109,3 +109,10 @@ export const fsyncUnsupported = (): string =>
 
 export const durabilityOnCluster = (): string =>
   'EchoMqModule option durability is not supported on a Redis Cluster connection: WAIT must run on the node that took the write.';
+
+export const tenantsInCompat = (operation: string): string =>
+  `${operation}: tenants are not available with compat: 'echomq' (the EchoMQ reference has no tenants); drop the tenant, or use a queue the reference does not write.`;
+
+export const tenantTaken = (argument: string, group: string, tenant: string, current: string): string =>
+  `Invalid argument "${argument}": lane "${group}" holds jobs ${current === '' ? 'under no tenant' : `under tenant "${current}"`}, so it cannot move to tenant "${tenant}"; `
+  + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';

@@ -35,7 +35,9 @@
   dueIn is how many ms until the earliest scheduled job or lane timer falls due (server clock), -1
   when none. While the queue is paused: { leaseUntil, -1 } and nothing is done.
   Clock: server TIME for the lease, for what is due and for rate windows.
-  Derived keys: the lane emq:{q}:g:<group>:pending named by the ring, its rate log
+  Two levels: an entry '{t}<tenant>' of the ring is a tenant, whose own ring emq:{q}:t:<tenant>:ring
+  (and ring set) rotates one step in turn and names the lane (see laneRing).
+  Derived keys: the lane emq:{q}:g:<group>:pending named by the ring (or a tenant's ring), its rate log
   emq:{q}:g:<group>:rate, and emq:{q}:job:<id> of the jobs served, all built from ARGV[1], which
   is pinned to the declared ring key (same {q} slot).
   Cost: O(1) in the number of lanes, O(log n) in the lane's depth per job served; a queue with
@@ -46,7 +48,7 @@ local rcall = redis.call
 --- @include "dueWork"
 --- @include "laneState"
 --- @include "serveLane"
---- @include "rotateRing"
+--- @include "laneRing"
 --- @include "rateWindow"
 
 local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -78,7 +80,7 @@ local out = { leaseUntil, -1 }
 if halted then return out end
 local served, healed = 0, 0
 while served < steps do
-  local group = rotateRing(ringKey)
+  local group, ring, set, tenant = ringNext(base, ringKey, ringSetKey)
   if not group then break end
   local active, limit, paused = laneState(group, pausedKey, glimitKey, gactiveKey)
   local setting = rated and rcall('HGET', grateKey, group)
@@ -86,21 +88,23 @@ while served < steps do
   if paused or (limit and active >= limit) then
     -- NOTE: unreachable while the ring holds exactly the serviceable lanes; if it ever does not,
     -- take the lane off (it is at the tail) rather than serve a parked lane, and try the next.
-    rcall('RPOP', ringKey)
-    rcall('SREM', ringSetKey, group)
+    rcall('RPOP', ring)
+    rcall('SREM', set, group)
+    ringLeft(ringKey, ringSetKey, ring, tenant)
     healed = healed + 1
     if healed > 16 then break end
   elseif window and window.room(1) == 0 then
     -- NOTE: a lane can come back to the ring with its window still full (resume, a new ceiling);
     -- park it now, off the ring list (it is at the tail) but kept in the ring set.
-    rcall('RPOP', ringKey)
+    rcall('RPOP', ring)
+    ringLeft(ringKey, ringSetKey, ring, tenant)
     local at = window.reopenAt()
     window.park(timersKey, wakeKey, at)
     if timerAt < 0 or at < timerAt then timerAt = at end
     healed = healed + 1
     if healed > 16 then break end
   else
-    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, laneKeys)
+    local n, left = serveLane(base, group, 1, leaseUntil, out, ring, set, activeKey, gactiveKey, active, limit, laneKeys)
     if n > 0 then
       served = served + 1
     else
@@ -110,10 +114,11 @@ while served < steps do
     end
     local reopen = window and window.record(n)
     if reopen then
-      if left then rcall('SADD', ringSetKey, group) else rcall('RPOP', ringKey) end
+      if left then rcall('SADD', set, group) else rcall('RPOP', ring) end
       window.park(timersKey, wakeKey, reopen)
       if timerAt < 0 or reopen < timerAt then timerAt = reopen end
     end
+    if left or reopen then ringLeft(ringKey, ringSetKey, ring, tenant) end
   end
 end
 flushLeases(activeKey)

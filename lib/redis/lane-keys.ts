@@ -65,6 +65,21 @@ export class LaneKeys {
     return `${this.base}g:${group}:rate`;
   }
 
+  /** A lane's tenant (a string), set while the lane has one (see lua/includes/laneRing.lua). */
+  laneTenant(group: string): string {
+    return `${this.base}g:${group}:tenant`;
+  }
+
+  /** A tenant's own ring of its serviceable lanes (a list; the queue's ring holds the tenant's entry). */
+  tenantRing(tenant: string): string {
+    return `${this.base}t:${tenant}:ring`;
+  }
+
+  /** The members of a tenant's ring, for O(1) membership (lanes its rate parked stay in it). */
+  tenantRingSet(tenant: string): string {
+    return `${this.base}t:${tenant}:ringset`;
+  }
+
   /** The row of a job. */
   job(id: string): string {
     return `${this.base}job:${id}`;
@@ -80,6 +95,9 @@ export class LaneKeys {
     return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:*`;
   }
 }
+
+/** @internal A tenant's entry on the queue's ring: '{t}' cannot open a group name (no '{' in names). */
+export const tenantEntry = (tenant: string): string => `{t}${tenant}`;
 
 /** @internal The hash of the job-id node leases, one per prefix (see lua/nodeLease-1.lua). */
 export const nodeLeaseKey = (prefix: string): string => `${prefix}:node-leases`;

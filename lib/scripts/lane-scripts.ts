@@ -21,6 +21,8 @@ export interface AdmitArgs {
   own: boolean;
   /** The submit's trace context (W3C), when tracing is on and a span was active. */
   tc?: string;
+  /** The lane's tenant the submit named. */
+  tenant?: string;
 }
 
 /** @internal What a submit script said of one job. */
@@ -28,6 +30,15 @@ export interface AdmitResult {
   status: 'ok' | 'dup' | 'collide';
   id: string;
 }
+
+/** @internal A submit refused because its lane holds jobs under another tenant (`current`, '' for none); `item` is 0-based. */
+export interface TenantRefusal {
+  item: number;
+  current: string;
+}
+
+/** @internal What a submit script answered: one result per job, or the refusal of the whole call. */
+export type AdmitReply<T> = T | { refused: TenantRefusal };
 
 /** @internal Backoff and attempts a fail call applies. */
 export interface FailPolicy {
@@ -119,27 +130,33 @@ export class LaneScripts {
     }
   }
 
-  async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitResult> {
+  async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitReply<AdmitResult>> {
+    const args: (string | number)[] = [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'];
+    if (job.tc !== undefined || job.tenant !== undefined) args.push(job.tc ?? '');
+    if (job.tenant !== undefined) args.push(job.tenant);
     const reply = (await this.run('submit', k.queue, 'submit',
       [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats],
-      job.tc === undefined
-        ? [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0']
-        : [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0', job.tc])) as string[];
+      args)) as string[];
+    if (reply[0] === 'tenant') return { refused: { item: 0, current: reply[1] } };
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
 
-  async submitMany(k: LaneKeys, jobs: AdmitArgs[]): Promise<AdmitResult[]> {
+  async submitMany(k: LaneKeys, jobs: AdmitArgs[]): Promise<AdmitReply<AdmitResult[]>> {
     const args: (string | number)[] = [k.base, jobs.length];
-    // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one.
-    const traced = jobs.some((j) => j.tc !== undefined);
+    // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
+    // a 9th (its tenant) only when some job names one.
+    const tenanted = jobs.some((j) => j.tenant !== undefined);
+    const traced = tenanted || jobs.some((j) => j.tc !== undefined);
     for (const j of jobs) {
       args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
       if (traced) args.push(j.tc ?? '');
+      if (tenanted) args.push(j.tenant ?? '');
     }
     const reply = (await this.run('submitMany', k.queue, 'submitMany',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as string[];
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as (string | number)[];
+    if (reply[0] === 'tenant') return { refused: { item: Number(reply[1]) - 1, current: String(reply[2]) } };
     const out: AdmitResult[] = [];
-    for (let i = 0; i < reply.length; i += 2) out.push({ status: reply[i] as AdmitResult['status'], id: reply[i + 1] });
+    for (let i = 0; i < reply.length; i += 2) out.push({ status: reply[i] as AdmitResult['status'], id: String(reply[i + 1]) });
     return out;
   }
 

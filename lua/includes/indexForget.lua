@@ -3,7 +3,8 @@
   indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey)
   The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored
   by its pending depth. Called when a lane's active count has just reached 0: a lane that has no
-  pending job left and no setting (pause, ceiling, weight, rate) then leaves the index. Costs one ZCARD
+  pending job left and no setting (pause, ceiling, weight, rate) then leaves the index, and its
+  tenant (emq:{q}:g:<group>:tenant) goes with it. Costs one ZCARD
   while the lane still has work, a few reads when it goes idle. `indexKey` is emq:{q}:lanes.
 ]]
 local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey)
@@ -20,5 +21,7 @@ local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, gra
      or (anyWeightOrRate and (rcall('HEXISTS', weightKey, group) == 1 or rcall('HEXISTS', grateKey, group) == 1)) then
     return
   end
-  rcall('ZREM', indexKey, group)
+  -- NOTE: a forgotten lane holds no job, so it forgets its tenant too (the jobs still scheduled or
+  -- dead carry it in their rows, see tenantAdopt).
+  if rcall('ZREM', indexKey, group) == 1 then rcall('DEL', string.sub(indexKey, 1, -6) .. 'g:' .. group .. ':tenant') end
 end

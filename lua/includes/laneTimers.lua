@@ -6,7 +6,7 @@
   rated lane, whose join scans the ring), and returns when the next one falls due, so an idle
   consumer can block until then. `p:<group>` ends a timed pause (the lane resumes
   exactly as resume would); `r:<group>` reopens a lane its rate had parked (it leaves the ring
-  set it was kept in and rejoins the ring at the tail when serviceable). `rated` tells whether any
+  set it was kept in, its tenant's under a tenant, and rejoins the ring at the tail when serviceable). `rated` tells whether any
   lane of the queue has a rate ceiling. While one has, the set holds a marker member '~rate' with a
   score no clock reaches, so a queue with neither timers nor rates pays this one read and no more.
   `k` names the keys: timers, grate, gpause, paused, ring, ringset, glimit, gactive, wake, lanes, gweight.
@@ -38,7 +38,8 @@ local function laneTimers(base, now, k)
           if not rcall('HGET', k.gactive, group) then indexForget(k.lanes, group, k.paused, k.glimit, k.gweight, k.grate) end
         else
           scans = scans + 1
-          rcall('SREM', k.ringset, group)
+          local _, set = laneRing(base, group, k.ring, k.ringset)
+          rcall('SREM', set, group)
         end
         rcall('ZREM', k.timers, member)
         ringJoin(base, group, k.ring, k.ringset, k.paused, k.glimit, k.gactive, k.wake, false, placed)
