@@ -29,6 +29,7 @@
   Derived keys: emq:{q}:job:<id> and the jobs' lanes, from ARGV[1] pinned to KEYS[5].
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "nowMs"
 --- @include "releaseActive"
 --- @include "reopenLane"
@@ -44,13 +45,15 @@ local buried = 0
 for i = 0, n - 1 do
   local id, token = ARGV[4 + i * 2], tonumber(ARGV[5 + i * 2])
   local jobKey = base .. 'job:' .. id
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'waited')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'waited', 'tenant')
   if row[1] == 'active' and row[3] and tonumber(row[2]) == token then
     local left = releaseActive(KEYS[2], KEYS[1], row[3], id)
+    if row[5] then tenantOps().release(base, row[5], 1, KEYS[5], KEYS[6], KEYS[8]) end
     buryJob(base, jobKey, id, row[3], reason, now, KEYS[7], KEYS[9], row[4])
     if left == 0 then indexForget(KEYS[10], row[3], KEYS[4], KEYS[3], KEYS[11], KEYS[12]) end
     reopenLane(base, row[3], left, KEYS[5], KEYS[6], KEYS[4], KEYS[3], KEYS[2], KEYS[8])
     buried = buried + 1
   end
 end
+queueRoom(KEYS[8], KEYS[1], buried)
 return buried

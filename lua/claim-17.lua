@@ -17,7 +17,8 @@
   KEYS[9]  timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
   KEYS[10] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[11] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
-  KEYS[12] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
+  KEYS[12] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served;
+                                         field limit: the queue's ceiling on its active jobs)
   KEYS[13] dead       emq:{q}:dead      (a due id without a row or group goes here, see strayJob,
                                          and a lane entry without a row, see serveLane)
   KEYS[14] pending    emq:{q}:pending   (the flat pending set: flat jobs in compat mode)
@@ -62,10 +63,10 @@ if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps
 end
 
 local now = nowMs()
-local nextDue, timerAt, rated, halted = -1, -1, false, false
+local nextDue, timerAt, rated, halted, queueLimit = -1, -1, false, false, nil
 local present = rcall('EXISTS', scheduleKey, timersKey, KEYS[12])
 if present > 0 then
-  nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
+  nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
     meta = KEYS[12], grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
     glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14],
     lanes = KEYS[15], gweight = KEYS[16], stats = KEYS[17] }, present)
@@ -78,9 +79,11 @@ local laneKeys = { lanes = KEYS[15], dead = KEYS[13], stats = KEYS[17], paused =
   gweight = KEYS[16], grate = grateKey }
 local out = { leaseUntil, -1 }
 if halted then return out end
+-- NOTE: the queue's ceiling (queueLimit) counts its leases, served ones included.
+if queueLimit then steps = math.min(steps, queueLimit - rcall('ZCARD', activeKey)) end
 local served, healed = 0, 0
 while served < steps do
-  local group, ring, set, tenant = ringNext(base, ringKey, ringSetKey)
+  local group, ring, set, tenant, t = ringNext(base, ringKey, ringSetKey)
   if not group then break end
   local active, limit, paused = laneState(group, pausedKey, glimitKey, gactiveKey)
   local setting = rated and rcall('HGET', grateKey, group)
@@ -90,21 +93,21 @@ while served < steps do
     -- take the lane off (it is at the tail) rather than serve a parked lane, and try the next.
     rcall('RPOP', ring)
     rcall('SREM', set, group)
-    ringLeft(ringKey, ringSetKey, ring, tenant)
+    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true) end
     healed = healed + 1
     if healed > 16 then break end
   elseif window and window.room(1) == 0 then
     -- NOTE: a lane can come back to the ring with its window still full (resume, a new ceiling);
     -- park it now, off the ring list (it is at the tail) but kept in the ring set.
     rcall('RPOP', ring)
-    ringLeft(ringKey, ringSetKey, ring, tenant)
+    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true) end
     local at = window.reopenAt()
     window.park(timersKey, wakeKey, at)
     if timerAt < 0 or at < timerAt then timerAt = at end
     healed = healed + 1
     if healed > 16 then break end
   else
-    local n, left = serveLane(base, group, 1, leaseUntil, out, ring, set, activeKey, gactiveKey, active, limit, laneKeys)
+    local n, left = serveLane(base, group, 1, leaseUntil, out, ring, set, activeKey, gactiveKey, active, limit, laneKeys, tenant)
     if n > 0 then
       served = served + 1
     else
@@ -118,7 +121,7 @@ while served < steps do
       window.park(timersKey, wakeKey, reopen)
       if timerAt < 0 or reopen < timerAt then timerAt = reopen end
     end
-    if left or reopen then ringLeft(ringKey, ringSetKey, ring, tenant) end
+    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen) end
   end
 end
 flushLeases(activeKey)

@@ -31,6 +31,7 @@
   Pub/sub: publishes to channel emq:{q}:done when a waiter marked the row.
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "nowMs"
 --- @include "completeJob"
 --- @include "countCompleted"
@@ -42,5 +43,8 @@ end
 local now = nowMs()
 local done = completeJob(base, id, token, keepMs, result, now, KEYS[2], KEYS[3], KEYS[4], KEYS[5],
   KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[11], KEYS[12], KEYS[13])
-if done == 1 then countCompleted(KEYS[10], now, 1) end
+if done == 1 then
+  countCompleted(KEYS[10], now, 1)
+  queueRoom(KEYS[9], KEYS[2], 1)
+end
 return done

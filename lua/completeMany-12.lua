@@ -27,6 +27,7 @@
   Pub/sub: publishes to channel emq:{q}:done for rows a waiter marked.
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "nowMs"
 --- @include "completeJob"
 --- @include "countCompleted"
@@ -49,5 +50,8 @@ for i = 0, n - 1 do
   out[#out + 1] = r
 end
 flushCompleted(KEYS[1])
-if done > 0 then countCompleted(KEYS[9], now, done) end
+if done > 0 then
+  countCompleted(KEYS[9], now, done)
+  queueRoom(KEYS[8], KEYS[1], done)
+end
 return out

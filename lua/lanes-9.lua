@@ -20,7 +20,8 @@
 
   Reply: flat, one lane row per lane (see includes/laneRow), by name.
   Clock: server TIME (as laneRow).
-  Derived keys: each lane's pending set, from ARGV[1] pinned to KEYS[1].
+  Derived keys: each lane's pending set, and a tenant's ring set for its entry on the ring (see
+  laneRing), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -36,7 +37,10 @@ local seen, names = {}, {}
 local function add(list)
   for i = 1, #list do
     local g = list[i]
-    if not seen[g] and #names < max then
+    if string.byte(g, 1) == 123 then
+      -- NOTE: a tenant's entry ('{t}<tenant>', see laneRing) stands for the lanes on its own ring.
+      add(rcall('SMEMBERS', base .. 't:' .. string.sub(g, 4) .. ':ringset'))
+    elseif not seen[g] and #names < max then
       seen[g] = true
       names[#names + 1] = g
     end

@@ -68,6 +68,6 @@ end
 local ring, set, tenant = laneRing(base, group, KEYS[3], KEYS[4])
 if rcall('SREM', set, group) == 1 or compatMode() then rcall('LREM', ring, '0', group) end
 rcall('SADD', set, group)
-if tenant then tenantVacate(KEYS[3], KEYS[4], ring, tenant, false) end
+if tenant then tenantOps().vacate(KEYS[3], KEYS[4], ring, tenant, false) end
 window.park(KEYS[2], KEYS[8], window.reopenAt())
 return -1

@@ -28,6 +28,7 @@
   Derived keys: emq:{q}:job:<id> and the jobs' lanes, from ARGV[1] pinned to KEYS[5].
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "nowMs"
 --- @include "ringRejoin"
 --- @include "releaseActive"
@@ -45,7 +46,7 @@ local expired = rcall('ZRANGEBYSCORE', KEYS[1], '-inf', now - 1, 'LIMIT', 0, max
 for i = 1, #expired do
   local id = expired[i]
   local jobKey = base .. 'job:' .. id
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited', 'tenant')
   local group = row[3]
   if not group then
     rcall('ZREM', KEYS[1], id)
@@ -54,6 +55,7 @@ for i = 1, #expired do
       now, { dead = KEYS[7], pending = KEYS[13], stats = KEYS[9] })
   else
     local left = releaseActive(KEYS[2], KEYS[1], group, id)
+    if row[7] then tenantOps().release(base, row[7], 1, KEYS[5], KEYS[6], KEYS[8]) end
     local spent = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0) >= (tonumber(row[4]) or defaultMax)
     if spent then
       buryJob(base, jobKey, id, group, 'lease expired on attempt ' .. (row[2] or '?'), now, KEYS[7], KEYS[9], row[6])
@@ -68,4 +70,5 @@ for i = 1, #expired do
   end
 end
 if #expired > 0 then rcall('HINCRBY', KEYS[9], 'reaped', string.format('%d', #expired)) end
+queueRoom(KEYS[8], KEYS[1], #expired)
 return #expired

@@ -22,6 +22,7 @@
   Derived keys: the job's lane, from ARGV[1] pinned to KEYS[6].
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "ringJoin"
 --- @include "releaseActive"
 --- @include "nowMs"
@@ -31,10 +32,12 @@ local base, id, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token then
   return redis.error_reply('ERR echomq: release arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group')
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'tenant')
 if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
 local group = row[3]
 releaseActive(KEYS[3], KEYS[2], group, id)
+if row[4] then tenantOps().release(base, row[4], 1, KEYS[6], KEYS[7], KEYS[8]) end
+queueRoom(KEYS[8], KEYS[2], 1)
 rcall('HSET', KEYS[1], 'state', 'pending')
 rcall('HINCRBY', KEYS[1], 'base', 1)
 markReady(KEYS[1], nowMs())

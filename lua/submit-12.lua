@@ -23,7 +23,7 @@
   ARGV[7] maxAttempts 0 to use the caller's default at fail/reap time
   ARGV[8] own         '1' when the caller supplied the id (a taken id is then a duplicate)
   ARGV[9] tc          optional: the W3C trace context of the submit, kept as row field `tc` ('' none)
-  ARGV[10] tenant     optional: the lane's tenant ('' or absent: none named; see tenantAdopt)
+  ARGV[10] tenant     optional: the lane's tenant ('' or absent: none named; see laneRing)
 
   Reply: { status, id }, status 'ok' | 'dup' | 'collide'; { 'tenant', current } when the lane holds
   jobs under another tenant (current, '' for none) than ARGV[10] names: nothing is written.
@@ -35,7 +35,6 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "admit"
---- @include "tenantAdopt"
 --- @include "compatMode"
 
 local base, id, group, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -48,7 +47,7 @@ if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .
 end
 local tenant = ARGV[10] or ''
 if tenant ~= '' then
-  local current = tenantConflict(base, group, tenant, KEYS[7])
+  local current = tenantOps().conflict(base, group, tenant, KEYS[7])
   if current then return { 'tenant', current } end
 end
 -- NOTE: as in submitMany, the default mode joins the ring once the lane is counted.
@@ -57,7 +56,7 @@ local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, max
   KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin, tenant)
 if status == 'ok' then
   rcall('HINCRBY', KEYS[12], 'submitted', '1')
-  if laned and tenant ~= '' then tenantAdopt(base, group, tenant, KEYS[4]) end
+  if laned and tenant ~= '' then tenantOps().adopt(base, group, tenant, KEYS[4]) end
   if laned then
     local depth = rcall('ZCARD', KEYS[1])
     rcall('ZADD', KEYS[11], string.format('%d', depth), group)

@@ -17,7 +17,7 @@
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 8 per job when some job of the chunk has a trace
   context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
-  job when some job of the chunk names a tenant: the 9th is its tenant ('' for none, see tenantAdopt)
+  job when some job of the chunk names a tenant: the 9th is its tenant ('' for none, see laneRing)
 
   Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'; or
   { 'tenant', item, current } when item (1-based) names a tenant for a lane that holds jobs under
@@ -30,7 +30,6 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "admit"
---- @include "tenantAdopt"
 --- @include "compatMode"
 --- @include "numText"
 
@@ -59,7 +58,7 @@ if stride == 9 then
   for i = 0, n - 1 do
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
     if laneOf[g] == nil then
-      laneOf[g] = laneTenant(base, g) or ''
+      laneOf[g] = select(3, laneRing(base, g)) or ''
       held[g] = rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false
     end
     if t ~= '' and t ~= laneOf[g] then
@@ -90,7 +89,7 @@ for i = 0, n - 1 do
   out[#out + 1] = jobId
   if status == 'ok' then
     admitted = admitted + 1
-    if laneKey and tenant and tenant ~= '' then tenantAdopt(base, ARGV[o + 1], tenant, KEYS[2]) end
+    if laneKey and tenant and tenant ~= '' then tenantOps().adopt(base, ARGV[o + 1], tenant, KEYS[2]) end
     if laneKey then
       local g = ARGV[o + 1]
       local before = added[g]

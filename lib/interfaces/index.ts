@@ -3,3 +3,4 @@ export * from './lanes-options.interface';
 export * from './echomq-module-options.interface';
 export * from './lane-consumer-options.interface';
 export * from './job-info.interface';
+export * from './tenant-info.interface';

@@ -53,6 +53,8 @@ export interface QueueStats {
   pausedLanes: number;
   /** The whole queue is paused (pauseQueue, or the EchoMQ reference's meta field `paused`). */
   paused: boolean;
+  /** The queue's ceiling on its active jobs over all lanes and tenants (`queueLimit`); null when none. */
+  limit: number | null;
   /** Completions per second over the last 60 s (server clock). */
   completedPerSec: number;
 }

@@ -80,6 +80,16 @@ export class LaneKeys {
     return `${this.base}t:${tenant}:ringset`;
   }
 
+  /** A tenant's settings and active count (a hash: weight, limit, active, paused, until, reason). */
+  tenantInfo(tenant: string): string {
+    return `${this.base}t:${tenant}:info`;
+  }
+
+  /** A tenant's lanes that hold jobs or settings (a set). */
+  tenantLanes(tenant: string): string {
+    return `${this.base}t:${tenant}:lanes`;
+  }
+
   /** The row of a job. */
   job(id: string): string {
     return `${this.base}job:${id}`;

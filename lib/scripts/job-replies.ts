@@ -34,7 +34,7 @@ export interface LocatedJob {
 export interface StatsRow {
   submitted: number; completed: number; retried: number; deadTotal: number; reaped: number;
   scheduled: number; active: number; dead: number; lanes: number; ringLength: number; pausedLanes: number;
-  completedLastMinute: number; paused: boolean;
+  completedLastMinute: number; paused: boolean; limit: number | null;
 }
 
 /** @internal The flat reply of readJob/watchJob (see lua/includes/readJob.lua); null for an empty one. */

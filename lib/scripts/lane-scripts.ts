@@ -82,6 +82,12 @@ export const SCRIPT_OF = {
   stats: 'readStats',
   nodeLease: 'nodeLease',
   adoptLanes: 'adoptLanes',
+  tenantWeight: 'tenantWeight',
+  tenantLimit: 'tenantLimit',
+  pauseTenant: 'pauseTenant',
+  resumeTenant: 'resumeTenant',
+  tenant: 'tenantInfo',
+  queueLimit: 'queueLimit',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -94,7 +100,8 @@ export interface Served {
 /** @internal The last_error of a job dead-lettered because its payload does not parse. */
 export const NOT_JSON_REASON = 'payload is not JSON';
 
-type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
+/** @internal A script's name (its file without the key count). */
+export type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
 type Reply = unknown;
 
 const VERSION = '1';
@@ -119,8 +126,11 @@ export class LaneScripts {
     }
   }
 
-  /** Runs a script; a server error becomes an EchoMqError naming `op`, `queue` and the key `prefix` (for ACL advice). */
-  private async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[],
+  /**
+   * @internal Runs a script; a server error becomes an EchoMqError naming `op`, `queue` and the key
+   * `prefix` (for ACL advice). Public for the calls of one role kept in a file of their own (tenant-scripts.ts).
+   */
+  async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[],
     prefix = keys[0].slice(0, keys[0].indexOf(':{'))): Promise<Reply> {
     const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name, this.compat)];
     try {
@@ -393,6 +403,7 @@ export class LaneScripts {
       submitted: r[0], completed: r[1], retried: r[2], deadTotal: r[3], reaped: r[4], scheduled: r[5], active: r[6],
       dead: r[7], lanes: r[8], ringLength: r[9], pausedLanes: r[10], completedLastMinute: r[11],
       paused: r[12] === 1,
+      limit: r[13] < 0 ? null : r[13],
     };
   }
 

@@ -13,7 +13,7 @@
   `deferJoin`: the caller puts the lane on the ring itself once it knows the lane's depth (see
   submitMany); otherwise a job admitted to its lane goes through ringJoin here.
   `tenant` (nil or '' for none): the tenant the submit named, kept as row field `tenant` (see
-  tenantAdopt); the caller has checked it and adopts it for the lane.
+  laneRing); the caller has checked it and adopts it for the lane.
 ]]
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
                      ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc, deferJoin, tenant)

@@ -4,7 +4,7 @@
   The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored
   by its pending depth. Called when a lane's active count has just reached 0: a lane that has no
   pending job left and no setting (pause, ceiling, weight, rate) then leaves the index, and its
-  tenant (emq:{q}:g:<group>:tenant) goes with it. Costs one ZCARD
+  tenant (emq:{q}:g:<group>:tenant, and its place in emq:{q}:t:<tenant>:lanes) goes with it. Costs one ZCARD
   while the lane still has work, a few reads when it goes idle. `indexKey` is emq:{q}:lanes.
 ]]
 local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey)
@@ -22,6 +22,13 @@ local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, gra
     return
   end
   -- NOTE: a forgotten lane holds no job, so it forgets its tenant too (the jobs still scheduled or
-  -- dead carry it in their rows, see tenantAdopt).
-  if rcall('ZREM', indexKey, group) == 1 then rcall('DEL', string.sub(indexKey, 1, -6) .. 'g:' .. group .. ':tenant') end
+  -- dead carry it in their rows, see laneRing).
+  if rcall('ZREM', indexKey, group) == 1 then
+    local base = string.sub(indexKey, 1, -6)
+    local tenant = rcall('GET', base .. 'g:' .. group .. ':tenant')
+    if tenant then
+      rcall('DEL', base .. 'g:' .. group .. ':tenant')
+      rcall('SREM', base .. 't:' .. tenant .. ':lanes', group)
+    end
+  end
 end

@@ -1,77 +1,176 @@
 --- @include "compatMode"
 --- @include "rotateRing"
+--- @include "pushWake"
 --[[
   The two levels of the ring, and the one place that knows them.
   A lane under no tenant lives on the queue's ring (emq:{q}:ring, membership in emq:{q}:ringset).
   A lane under tenant T lives on T's own ring, emq:{q}:t:<T>:ring (membership in
-  emq:{q}:t:<T>:ringset), and the queue's ring holds T once, as the entry '{t}' .. T, while T's
-  ring list is not empty. Group names cannot hold '{', so an entry that opens with it is a tenant.
-  A lane's tenant is the string emq:{q}:g:<group>:tenant (a lane key, like its pending set), set by
-  the submit that names it while the lane holds no job; compat mode has no tenants, so it is not
-  read there.
+  emq:{q}:t:<T>:ringset), and the queue's ring holds T once, as the entry '{t}' .. T, while T is
+  open (not paused, under its limit) and its ring list is not empty; its lanes stay on its ring
+  meanwhile. Group names cannot hold '{', so an entry that opens with it is a tenant.
+  A lane's tenant is the string emq:{q}:g:<group>:tenant (a lane key, like its pending set); the
+  lanes of T that hold jobs or settings are the set emq:{q}:t:<T>:lanes; T's settings and active
+  count are the hash emq:{q}:t:<T>:info (weight, limit, active, paused, until, reason). Every job
+  served under T carries it in its row (field `tenant`), so the ack that ends it knows whose active
+  count drops, and a job that comes back to a lane the queue forgot meanwhile (promoted, retried
+  from the dead set) puts the lane back under T. Compat mode has no tenants: nothing here is read.
 
-  laneTenant(base, group) -> the lane's tenant, nil when none
   laneRing(base, group, ringKey, ringSetKey) -> ring, ringset, tenant: where the lane lives
-  tenantJoin(ringKey, ringSetKey, tenant) -> 1 when T's entry joined the queue's ring
-  tenantVacate(ringKey, ringSetKey, tenantRing, tenant, atTail): T's entry leaves the queue's ring
-    when T's ring list is empty (atTail: a claim has just rotated it to the tail, so RPOP; else LREM)
-  ringLeft(ringKey, ringSetKey, ring, tenant): after a claim took the lane it rotated off `ring`
-    (ringNext's), its tenant's entry leaves the queue's ring when that was the tenant's last lane
-  ringNext(base, ringKey, ringSetKey) -> group, ring, ringset, tenant: one step of the rota, at
-    both levels (the queue's ring, then on a tenant entry that tenant's ring); nil when nothing is
-    on the ring. The lane is then at the tail of `ring` and, under a tenant, its entry at the tail
-    of the queue's ring.
+  ringNext(base, ringKey, ringSetKey) -> group, ring, ringset, tenant, t (T's state): one step of
+    the rota at both levels (the queue's ring, then on a tenant entry that tenant's ring); nil when
+    nothing is on the ring. The lane is then at the tail of `ring` and, under a tenant, its entry at
+    the tail of the queue's ring.
+  tenantOps() -> the table of what only a queue with tenants needs (below).
+    .state(base, T) -> { weight, limit (nil: none), active, paused }; .open(t): may it be served
+    .join(base, ringKey, ringSetKey, T, t?) -> 1 when T's entry joined the queue's ring
+    .sync(base, T, ringKey, ringSetKey, wakeKey) -> 1 joined, -1 left, 0 neither: T's entry on the
+      queue's ring exactly when T is open and its ring list not empty (operator paths: LREM)
+    .vacate(ringKey, ringSetKey, ring, T, atTail): T's entry leaves the queue's ring when its ring
+      list is empty (atTail: a claim has just rotated it to the tail, so RPOP; else LREM)
+    .served(base, ringKey, ringSetKey, ring, T, t, n, laneLeft): a claim served n jobs of the lane
+      ringNext gave (laneLeft: the lane then left `ring`'s list): T's active count rises, and its
+      entry (at the tail) leaves the queue's ring with its last lane or at its limit (t.left)
+    .release(base, T, n, ringKey, ringSetKey, wakeKey): n jobs of T stopped being active; a tenant
+      that was at its limit rejoins the queue's ring
+    .conflict(base, group, T, gactiveKey) -> the lane's tenant ('' for none) when naming T for the
+      lane must be refused (it holds pending or active jobs under another tenant or none), else nil
+    .adopt(base, group, T, ringSetKey): T becomes the lane's tenant; a lane its rate parked (kept
+      in a ring set while off the ring) moves to T's set with it, so its timer still finds it
+    .giveBack(base, group, T, gactiveKey, ringSetKey): a job whose row names T goes back into its
+      lane: a lane that holds no job takes T back, one that holds jobs keeps its own tenant
+  NOTE: every `local function` of a script costs a closure on every call (about 540 server
+  instructions each), so the tenant helpers are built on first use: a queue without tenants pays
+  for laneRing, ringNext and tenantOps alone.
 ]]
 local TENANT_MARK = '{t}'
 
-local function laneTenant(base, group)
-  if compatMode() then return nil end
-  return rcall('GET', base .. 'g:' .. group .. ':tenant') or nil
-end
-
-local function tenantRingKeys(base, tenant)
-  local t = base .. 't:' .. tenant
-  return t .. ':ring', t .. ':ringset'
-end
-
 local function laneRing(base, group, ringKey, ringSetKey)
-  local tenant = laneTenant(base, group)
+  if compatMode() then return ringKey, ringSetKey, nil end
+  local tenant = rcall('GET', base .. 'g:' .. group .. ':tenant')
   if not tenant then return ringKey, ringSetKey, nil end
-  local ring, set = tenantRingKeys(base, tenant)
-  return ring, set, tenant
+  local t = base .. 't:' .. tenant
+  return t .. ':ring', t .. ':ringset', tenant
 end
 
-local function tenantJoin(ringKey, ringSetKey, tenant)
-  local entry = TENANT_MARK .. tenant
-  if rcall('SADD', ringSetKey, entry) == 1 then
-    rcall('RPUSH', ringKey, entry)
-    return 1
+local tenantFns
+local function tenantOps()
+  if tenantFns then return tenantFns end
+  local T = {}
+  tenantFns = T
+
+  local function infoKey(base, tenant)
+    return base .. 't:' .. tenant .. ':info'
   end
-  return 0
-end
 
-local function tenantVacate(ringKey, ringSetKey, tenantRing, tenant, atTail)
-  if rcall('LLEN', tenantRing) > 0 then return end
-  local entry = TENANT_MARK .. tenant
-  if rcall('SREM', ringSetKey, entry) == 1 then
-    if atTail then rcall('RPOP', ringKey) else rcall('LREM', ringKey, '0', entry) end
+  function T.state(base, tenant)
+    local r = rcall('HMGET', infoKey(base, tenant), 'weight', 'limit', 'active', 'paused')
+    return { weight = tonumber(r[1]) or 1, limit = tonumber(r[2]), active = tonumber(r[3]) or 0, paused = r[4] and true or false }
   end
-end
 
-local function ringLeft(ringKey, ringSetKey, ring, tenant)
-  if tenant then tenantVacate(ringKey, ringSetKey, ring, tenant, true) end
+  function T.open(t)
+    return not t.paused and not (t.limit and t.active >= t.limit)
+  end
+
+  function T.join(base, ringKey, ringSetKey, tenant, t)
+    if not T.open(t or T.state(base, tenant)) then return 0 end
+    local entry = TENANT_MARK .. tenant
+    if rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0 then return 0 end
+    if rcall('SADD', ringSetKey, entry) == 1 then
+      rcall('RPUSH', ringKey, entry)
+      return 1
+    end
+    return 0
+  end
+
+  function T.sync(base, tenant, ringKey, ringSetKey, wakeKey)
+    if T.join(base, ringKey, ringSetKey, tenant) == 1 then
+      pushWake(wakeKey)
+      return 1
+    end
+    local entry = TENANT_MARK .. tenant
+    if (not T.open(T.state(base, tenant)) or rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0)
+       and rcall('SREM', ringSetKey, entry) == 1 then
+      rcall('LREM', ringKey, '0', entry)
+      return -1
+    end
+    return 0
+  end
+
+  function T.vacate(ringKey, ringSetKey, ring, tenant, atTail)
+    if rcall('LLEN', ring) > 0 then return end
+    local entry = TENANT_MARK .. tenant
+    if rcall('SREM', ringSetKey, entry) == 1 then
+      if atTail then rcall('RPOP', ringKey) else rcall('LREM', ringKey, '0', entry) end
+    end
+  end
+
+  function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft)
+    if n > 0 then t.active = rcall('HINCRBY', infoKey(base, tenant), 'active', string.format('%d', n)) end
+    if (laneLeft and rcall('LLEN', ring) == 0) or (t.limit and t.active >= t.limit) then
+      if rcall('SREM', ringSetKey, TENANT_MARK .. tenant) == 1 then rcall('RPOP', ringKey) end
+      t.left = true
+    end
+  end
+
+  function T.release(base, tenant, n, ringKey, ringSetKey, wakeKey)
+    local key = infoKey(base, tenant)
+    local left = rcall('HINCRBY', key, 'active', string.format('%d', -n))
+    if left <= 0 then
+      rcall('HDEL', key, 'active')
+      left = 0
+    end
+    local r = rcall('HMGET', key, 'limit', 'paused')
+    local limit = tonumber(r[1])
+    if limit and left < limit and left + n >= limit and not r[2]
+       and T.join(base, ringKey, ringSetKey, tenant, { limit = limit, active = left, paused = false }) == 1 then
+      pushWake(wakeKey)
+    end
+  end
+
+  function T.conflict(base, group, tenant, gactiveKey)
+    local _, _, current = laneRing(base, group)
+    if current == tenant then return nil end
+    if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', gactiveKey, group) then
+      return current or ''
+    end
+    return nil
+  end
+
+  function T.adopt(base, group, tenant, ringSetKey)
+    local key = base .. 'g:' .. group .. ':tenant'
+    local current = rcall('GET', key)
+    if current == tenant then return end
+    rcall('SET', key, tenant)
+    rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
+    local from = ringSetKey
+    if current then
+      from = base .. 't:' .. current .. ':ringset'
+      rcall('SREM', base .. 't:' .. current .. ':lanes', group)
+    end
+    if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
+  end
+
+  function T.giveBack(base, group, tenant, gactiveKey, ringSetKey)
+    if compatMode() then return end
+    if not T.conflict(base, group, tenant, gactiveKey) then T.adopt(base, group, tenant, ringSetKey) end
+  end
+
+  return T
 end
 
 local function ringNext(base, ringKey, ringSetKey)
-  -- NOTE: a tenant entry whose ring list is empty is unreachable while the invariant holds; it is
-  -- taken off (it is at the tail) and the rota moves on, at most 16 times a call.
+  -- NOTE: a tenant entry with an empty ring list, or of a tenant that is not open, is unreachable
+  -- while the invariant holds; it is taken off (it is at the tail) and the rota moves on, at most
+  -- 16 times a call.
   for _ = 0, 16 do
     local entry = rotateRing(ringKey)
     if not entry or string.byte(entry, 1) ~= 123 then return entry, ringKey, ringSetKey, nil end
+    local T = tenantOps()
     local tenant = string.sub(entry, 4)
-    local ring, set = tenantRingKeys(base, tenant)
-    local group = rotateRing(ring)
-    if group then return group, ring, set, tenant end
+    local t = T.state(base, tenant)
+    local ring = base .. 't:' .. tenant .. ':ring'
+    local group = T.open(t) and rotateRing(ring)
+    if group then return group, ring, ring .. 'set', tenant, t end
     rcall('RPOP', ringKey)
     rcall('SREM', ringSetKey, entry)
   end

@@ -1,5 +1,4 @@
 --- @include "ringJoin"
---- @include "tenantAdopt"
 --- @include "strayJob"
 --- @include "markReady"
 --[[
@@ -9,7 +8,7 @@
   (-1 when none), so an idle consumer knows how long it may block. The earliest entry is read
   first: when nothing is due (the common case) that one read is all it costs. The lane index
   (indexKey) gains the moved jobs, once per lane. A job of a tenant puts its lane back under it
-  (see tenantAdopt). A due id without a row or a group goes where
+  (see laneRing). A due id without a row or a group goes where
   strayJob puts it (`strays` names its keys: dead, pending); it joins no lane, so not the index.
 ]]
 local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey, strays)
@@ -27,7 +26,7 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
     local row = rcall('HMGET', jobKey, 'group', 'tenant')
     local group = row[1]
     if group then
-      tenantReturn(base, group, row[2], gactiveKey, ringSetKey)
+      if row[2] then tenantOps().giveBack(base, group, row[2], gactiveKey, ringSetKey) end
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, tonumber(due[i + 1]))
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)

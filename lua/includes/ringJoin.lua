@@ -20,7 +20,7 @@
   Every other join reads membership from the ring list (LPOS, O(ring length), as the reference
   does); a lane its rate parked may then rejoin, and the next claim that reaches it parks it again.
   A lane under a tenant joins its tenant's ring, and the tenant's entry joins the queue's ring
-  when it is not on it (see laneRing).
+  when it is not on it and the tenant is open (see laneRing).
   Returns 1 when the lane joined the ring, 0 otherwise.
 ]]
 local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled, placed, tokens)
@@ -49,7 +49,7 @@ local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
   local ring, set, tenant = laneRing(base, group, ringKey, ringSetKey)
   if rcall('SADD', set, group) == 1 then
     rcall('RPUSH', ring, group)
-    if tenant then tenantJoin(ringKey, ringSetKey, tenant) end
+    if tenant then tenantOps().join(base, ringKey, ringSetKey, tenant) end
     return 1
   end
   return 0

@@ -29,7 +29,7 @@ local function ringSync(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
     local ring, set, tenant = laneRing(base, group, ringKey, ringSetKey)
     if rcall('SREM', set, group) == 1 then
       rcall('LREM', ring, 0, group)
-      if tenant then tenantVacate(ringKey, ringSetKey, ring, tenant, false) end
+      if tenant then tenantOps().vacate(ringKey, ringSetKey, ring, tenant, false) end
       return -1
     end
   end

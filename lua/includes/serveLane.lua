@@ -2,7 +2,7 @@
 --- @include "indexForget"
 --- @include "numText"
 --[[
-  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x)
+  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
   ZPOPMIN in mint order (it takes no more than the lane holds), attempt counter bumped (the fencing
   token) and state active in one HSET, the lease queued for the active set (flushLeases writes them,
@@ -16,6 +16,9 @@
   is not served and not dropped: its id goes to the dead set (x.dead), where dead() shows it,
   and the `dead` total (x.stats) counts it; a lane that this leaves with neither pending nor active
   jobs goes through indexForget, as an ack's would.
+  `tenant`: the lane's tenant (nil for none; ringKey/ringSetKey are then its tenant's ring), written
+  into each row served (field `tenant`), so the ack that ends the job knows whose active count drops;
+  a row that still names a tenant from an earlier turn under one loses it.
   Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
   %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
@@ -33,7 +36,7 @@ local function flushLeases(activeKey)
   for i = n, 1, -1 do serveLeases[i] = nil end
 end
 
-local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x)
+local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   if leaseUntil ~= serveLeaseAt then
     serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
   end
@@ -46,12 +49,17 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     local jobKey = base .. 'job:' .. id
     -- NOTE: `at` is only in the rows of caller-given ids (and rows before 0.2); without it the submit
     -- time is the id's mint time, which the reply leaves the client to read (submitted_at '0').
-    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc', 'at')
+    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc', 'at', 'tenant')
     if row[1] then
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
       local attempt = (tonumber(row[2]) or 0) + 1
-      rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
+      if tenant then
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'tenant', tenant)
+      else
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
+        if row[6] then rcall('HDEL', jobKey, 'tenant') end
+      end
       serveLeases[#serveLeases + 1] = serveLeaseText
       serveLeases[#serveLeases + 1] = id
       out[#out + 1] = id

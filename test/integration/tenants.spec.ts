@@ -98,3 +98,114 @@ describe('tenants: a tenant\'s lanes share one turn', () => {
     expect(await client.lrange(k.ring, 0, -1)).toEqual([tenantEntry('A')]);
   });
 });
+
+describe('tenants: settings and ceilings', () => {
+  const engine = engineFixture();
+  const { queues } = engine;
+  let client: IORedis;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ client, lanes } = engine);
+  });
+
+  it('tenantLimit: a tenant at its ceiling is off the queue ring (its lanes stay on its own) and rejoins when a job ends', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.tenantLimit(q, 'A', 2);
+    for (let l = 0; l < 3; l++) for (let i = 0; i < 2; i++) await lanes.submit(q, `a${l}`, { i }, { tenant: 'A' });
+    await lanes.submit(q, 'free', { i: 0 });
+    const first = await lanes.claim(q);
+    const second = await lanes.claim(q);
+    const third = await lanes.claim(q);
+    expect([first, second, third].map((j) => j!.group)).toEqual(['a0', 'free', 'a1']);
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([]);
+    expect(await client.lrange(k.tenantRing('A'), 0, -1)).toEqual(['a2', 'a0', 'a1']);
+    expect(await lanes.claim(q)).toBeNull();
+    expect((await lanes.tenant(q, 'A'))).toMatchObject({ active: 2, limit: 2, inRing: false, pending: 4, lanes: 3 });
+    await lanes.complete(q, first!.id, first!.attempt);
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([tenantEntry('A')]);
+    expect((await lanes.claim(q))!.group).toBe('a2');
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.tenantLimit(q, 'A', null);
+    expect((await lanes.claim(q))!.group).toBe('a0');
+  });
+
+  it('pauseTenant takes every lane of the tenant out of service; resumeTenant and a timed pause\'s end put it back', async () => {
+    const q = queues.queue();
+    await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });
+    await lanes.submit(q, 'a1', { i: 0 }, { tenant: 'A' });
+    await lanes.pauseTenant(q, 'A', { reason: 'audit' });
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ paused: true, pauseReason: 'audit', pausedUntil: null, inRing: false, pending: 2 });
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.resumeTenant(q, 'A');
+    expect((await lanes.claim(q))!.group).toBe('a0');
+    await lanes.pauseTenant(q, 'A', { forMs: 50 });
+    expect(await lanes.claim(q)).toBeNull();
+    const info = await lanes.tenant(q, 'A');
+    expect(info.pausedUntil).toEqual(expect.any(Number));
+    let job = null;
+    for (let i = 0; i < 200 && !job; i++) {
+      job = await lanes.claim(q);
+      if (!job) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(job!.group).toBe('a1');
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ paused: false, pausedUntil: null });
+  });
+
+  it('tenantWeight w: a wclaim on the tenant takes w turns of its ring, each a lane\'s weighted turn; claim takes one', async () => {
+    const q = queues.queue();
+    await lanes.tenantWeight(q, 'A', 3);
+    await lanes.weight(q, 'a0', 2);
+    for (let l = 0; l < 3; l++) for (let i = 0; i < 10; i++) await lanes.submit(q, `a${l}`, { i }, { tenant: 'A' });
+    for (let i = 0; i < 10; i++) await lanes.submit(q, 'free', { i });
+    const turn = await lanes.wclaim(q);
+    expect(turn.map((j) => j.group)).toEqual(['a0', 'a0', 'a1', 'a2']);
+    expect((await lanes.wclaim(q)).map((j) => j.group)).toEqual(['free']);
+    expect((await lanes.claim(q))!.group).toBe('a0');
+    expect((await lanes.claim(q))!.group).toBe('free');
+    expect((await lanes.tenant(q, 'A'))).toMatchObject({ weight: 3, active: 5 });
+  });
+
+  it('lane() and lanes() name the tenant', async () => {
+    const q = queues.queue();
+    await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });
+    await lanes.submit(q, 'free', { i: 0 });
+    expect(await lanes.lane(q, 'a0')).toMatchObject({ tenant: 'A', inRing: true, pending: 1 });
+    expect((await lanes.lanes(q)).map((l) => [l.group, l.tenant])).toEqual([['a0', 'A'], ['free', null]]);
+    expect(await lanes.tenant(q, 'nobody')).toEqual({ tenant: 'nobody', lanes: 0, pending: 0, active: 0, weight: 1, limit: null,
+      paused: false, pausedUntil: null, pauseReason: null, inRing: false });
+  });
+});
+
+describe('queueLimit: the queue\'s ceiling over all lanes and tenants', () => {
+  const engine = engineFixture();
+  const { queues } = engine;
+  let client: IORedis;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ client, lanes } = engine);
+  });
+
+  it('no claim form leases past it; a complete reopens it; stats().limit reports it; null removes it', async () => {
+    const q = queues.queue();
+    await lanes.queueLimit(q, 3);
+    expect((await lanes.stats(q)).limit).toBe(3);
+    for (let l = 0; l < 4; l++) for (let i = 0; i < 5; i++) await lanes.submit(q, `g${l}`, { i }, l < 2 ? { tenant: 'A' } : undefined);
+    await lanes.weight(q, 'g2', 5);
+    const first = await lanes.claim(q);
+    expect((await lanes.wclaim(q)).map((j) => j.group)).toEqual(['g2', 'g2']);
+    expect((await lanes.claimMany(q, 10)).jobs).toEqual([]);
+    expect(await lanes.claim(q)).toBeNull();
+    expect(await lanes.wclaim(q)).toEqual([]);
+    expect((await lanes.wclaimMany(q, 5)).turns).toEqual([]);
+    expect((await lanes.stats(q)).active).toBe(3);
+    await client.del(keysOf(q).wake);
+    await lanes.complete(q, first!.id, first!.attempt);
+    // NOTE: consumers idle while the queue was full are woken by the room the complete made.
+    expect(await client.llen(keysOf(q).wake)).toBe(1);
+    expect((await lanes.claimMany(q, 10)).jobs.length).toBe(1);
+    await lanes.queueLimit(q, null);
+    expect((await lanes.stats(q)).limit).toBeNull();
+    expect((await lanes.claimMany(q, 10)).jobs.length).toBe(10);
+  });
+});
