@@ -50,7 +50,7 @@ for i = 0, n - 1 do
     local left = releaseActive(KEYS[2], KEYS[1], row[3], id)
     if row[5] then tenantOps().release(base, row[5], 1, KEYS[5], KEYS[6], KEYS[8]) end
     buryJob(base, jobKey, id, row[3], reason, now, KEYS[7], KEYS[9], row[4])
-    if left == 0 then indexForget(KEYS[10], row[3], KEYS[4], KEYS[3], KEYS[11], KEYS[12]) end
+    if left == 0 then indexForget(KEYS[10], row[3], KEYS[4], KEYS[3], KEYS[11], KEYS[12], row[5]) end
     reopenLane(base, row[3], left, KEYS[5], KEYS[6], KEYS[4], KEYS[3], KEYS[2], KEYS[8])
     buried = buried + 1
   end

@@ -61,7 +61,7 @@ queueRoom(KEYS[10], KEYS[2], 1)
 if used >= maxAttempts then
   buryJob(base, KEYS[1], id, group, err, now, KEYS[9], KEYS[11], row[6])
   ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
-  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14], row[7]) end
   return 'dead'
 end
 local wait = delay * factor ^ (used - 1)
@@ -72,7 +72,7 @@ if wait > 0 then
   rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
   wakeBefore(KEYS[8], now + wait, KEYS[10])
   rcall('ZADD', KEYS[8], now + wait, id)
-  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14], row[7]) end
 else
   rcall('HSET', KEYS[1], 'state', 'pending', 'last_error', err)
   markReady(KEYS[1], now)

@@ -33,7 +33,7 @@ end
 local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'tenant')
 -- NOTE: a dead row without a group (a flat job of the EchoMQ reference) has no lane to go back to.
 if row[1] ~= 'dead' or not row[3] then return 0 end
-if row[4] then tenantOps().giveBack(base, row[3], row[4], KEYS[7], KEYS[4]) end
+if row[4] then tenantOps().giveBack(base, KEYS[1], row[3], row[4], KEYS[7], KEYS[4]) end
 rcall('ZREM', KEYS[2], id)
 rcall('HSET', KEYS[1], 'state', 'pending', 'base', row[2])
 markReady(KEYS[1], nowMs())

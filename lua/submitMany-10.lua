@@ -13,7 +13,8 @@
   KEYS[10] stats     emq:{q}:stats
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
-  ARGV[2] count      n, the number of jobs
+  ARGV[2] count      n, the number of jobs; '?' .. n to check the tenants the jobs name and write
+                     nothing (reply {} or the refusal below): a call of many chunks checks them all first
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 8 per job when some job of the chunk has a trace
   context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
@@ -34,7 +35,8 @@ local rcall = redis.call
 --- @include "numText"
 
 local base = ARGV[1]
-local n = tonumber(ARGV[2])
+local checkOnly = string.sub(ARGV[2], 1, 1) == '?'
+local n = tonumber(checkOnly and string.sub(ARGV[2], 2) or ARGV[2])
 local stride = 7
 if n and n > 0 and #ARGV == 2 + n * 8 then stride = 8 end
 if n and n > 0 and #ARGV == 2 + n * 9 then stride = 9 end
@@ -53,21 +55,25 @@ for i = 0, n - 1 do
 end
 -- NOTE: every tenant an item names is checked before anything is written; an earlier item of the
 -- call counts as a job its lane holds (under the tenant the lane then has).
+-- `retag` names the lanes whose tenant the call sets (read once: the lane's own tenant otherwise).
+local retag = {}
 if stride == 9 then
   local laneOf, held = {}, {}
   for i = 0, n - 1 do
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
-    if laneOf[g] == nil then
-      laneOf[g] = select(3, laneRing(base, g)) or ''
-      held[g] = rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false
-    end
+    if laneOf[g] == nil then laneOf[g] = select(3, laneRing(base, g)) or '' end
     if t ~= '' and t ~= laneOf[g] then
+      if held[g] == nil then
+        held[g] = rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false
+      end
       if held[g] then return { 'tenant', i + 1, laneOf[g] } end
       laneOf[g] = t
+      retag[g] = t
     end
-    if tonumber(ARGV[3 + i * stride + 4]) == 0 then held[g] = true end
+    if delays[i] == 0 then held[g] = true end
   end
 end
+if checkOnly then return {} end
 local now = nowMs()
 -- NOTE: whether any lane is paused or has a ceiling, asked once per call rather than per job.
 if n > 1 then learnSettings(KEYS[3], KEYS[4]) end
@@ -89,7 +95,10 @@ for i = 0, n - 1 do
   out[#out + 1] = jobId
   if status == 'ok' then
     admitted = admitted + 1
-    if laneKey and tenant and tenant ~= '' then tenantOps().adopt(base, ARGV[o + 1], tenant, KEYS[2]) end
+    if laneKey and retag[ARGV[o + 1]] then
+      tenantOps().adopt(base, ARGV[o + 1], retag[ARGV[o + 1]], KEYS[2])
+      retag[ARGV[o + 1]] = nil
+    end
     if laneKey then
       local g = ARGV[o + 1]
       local before = added[g]

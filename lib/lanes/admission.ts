@@ -49,6 +49,15 @@ export class LaneAdmission {
       }
       named.set(job.group, job.tenant);
     });
+    // NOTE: a call of many chunks naming tenants checks every chunk before it writes one, so one
+    // refused item refuses the whole call (a writer between the checks and the writes can still
+    // make a later chunk refuse).
+    if (jobs.length > SUBMIT_CHUNK && named.size > 0) {
+      for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
+        const chunk = jobs.slice(start, start + SUBMIT_CHUNK);
+        this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk, true), start);
+      }
+    }
     const ids = new Array<string>(jobs.length);
     for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
       let batch = jobs.slice(start, start + SUBMIT_CHUNK).map((job, j) => ({ job, at: start + j }));

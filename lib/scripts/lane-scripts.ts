@@ -151,8 +151,9 @@ export class LaneScripts {
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
 
-  async submitMany(k: LaneKeys, jobs: AdmitArgs[]): Promise<AdmitReply<AdmitResult[]>> {
-    const args: (string | number)[] = [k.base, jobs.length];
+  /** Admits a chunk; `checkOnly`: only checks the tenants it names (nothing written; [] when they pass). */
+  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false): Promise<AdmitReply<AdmitResult[]>> {
+    const args: (string | number)[] = [k.base, checkOnly ? `?${jobs.length}` : jobs.length];
     // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
     // a 9th (its tenant) only when some job names one.
     const tenanted = jobs.some((j) => j.tenant !== undefined);

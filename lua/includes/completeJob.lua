@@ -80,6 +80,6 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
       result = result }, keepMs < WAITED_KEEP_MS and WAITED_KEEP_MS or nil)
   end
   reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
-  if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey) end
+  if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, row[6]) end
   return 1
 end

@@ -14,6 +14,9 @@
   served under T carries it in its row (field `tenant`), so the ack that ends it knows whose active
   count drops, and a job that comes back to a lane the queue forgot meanwhile (promoted, retried
   from the dead set) puts the lane back under T. Compat mode has no tenants: nothing here is read.
+  Field `tenants` of emq:{q}:meta says that the queue has ever had a tenant (set by the first
+  adopt, never cleared); a script asks once (laneRing), so a queue without tenants reads no lane's
+  tenant (the meta key is derived from base, as pushWake derives it from the wake key).
 
   laneRing(base, group, ringKey, ringSetKey) -> ring, ringset, tenant: where the lane lives
   ringNext(base, ringKey, ringSetKey) -> group, ring, ringset, tenant, t (T's state): one step of
@@ -22,7 +25,7 @@
     the tail of the queue's ring.
   tenantOps() -> the table of what only a queue with tenants needs (below).
     .state(base, T) -> { weight, limit (nil: none), active, paused }; .open(t): may it be served
-    .join(base, ringKey, ringSetKey, T, t?) -> 1 when T's entry joined the queue's ring
+    .join(base, ringKey, ringSetKey, T, t?, filled?) -> 1 when T's entry joined the queue's ring
     .sync(base, T, ringKey, ringSetKey, wakeKey) -> 1 joined, -1 left, 0 neither: T's entry on the
       queue's ring exactly when T is open and its ring list not empty (operator paths: LREM)
     .vacate(ringKey, ringSetKey, ring, T, atTail): T's entry leaves the queue's ring when its ring
@@ -36,16 +39,20 @@
       lane must be refused (it holds pending or active jobs under another tenant or none), else nil
     .adopt(base, group, T, ringSetKey): T becomes the lane's tenant; a lane its rate parked (kept
       in a ring set while off the ring) moves to T's set with it, so its timer still finds it
-    .giveBack(base, group, T, gactiveKey, ringSetKey): a job whose row names T goes back into its
-      lane: a lane that holds no job takes T back, one that holds jobs keeps its own tenant
+    .giveBack(base, jobKey, group, T, gactiveKey, ringSetKey): a job whose row names T goes back into
+      its lane: a lane that holds no job takes T back; one that holds jobs keeps its own tenant, and
+      the row is made to name that one (so a row never names a tenant its lane does not have)
   NOTE: every `local function` of a script costs a closure on every call (about 540 server
   instructions each), so the tenant helpers are built on first use: a queue without tenants pays
   for laneRing, ringNext and tenantOps alone.
 ]]
 local TENANT_MARK = '{t}'
+local anyTenant
 
 local function laneRing(base, group, ringKey, ringSetKey)
   if compatMode() then return ringKey, ringSetKey, nil end
+  if anyTenant == nil then anyTenant = rcall('HEXISTS', base .. 'meta', 'tenants') == 1 end
+  if not anyTenant then return ringKey, ringSetKey, nil end
   local tenant = rcall('GET', base .. 'g:' .. group .. ':tenant')
   if not tenant then return ringKey, ringSetKey, nil end
   local t = base .. 't:' .. tenant
@@ -71,15 +78,19 @@ local function tenantOps()
     return not t.paused and not (t.limit and t.active >= t.limit)
   end
 
-  function T.join(base, ringKey, ringSetKey, tenant, t)
-    if not T.open(t or T.state(base, tenant)) then return 0 end
+  function T.join(base, ringKey, ringSetKey, tenant, t, filled)
+    -- NOTE: the entry is in the ring set exactly while it is on the ring, so a tenant already on it
+    -- costs this one SADD; only a tenant joining is read (open?) and its ring counted (unless
+    -- `filled`: a lane has just joined it).
     local entry = TENANT_MARK .. tenant
-    if rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0 then return 0 end
-    if rcall('SADD', ringSetKey, entry) == 1 then
-      rcall('RPUSH', ringKey, entry)
-      return 1
+    if rcall('SADD', ringSetKey, entry) == 0 then return 0 end
+    if not T.open(t or T.state(base, tenant))
+       or (not filled and rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0) then
+      rcall('SREM', ringSetKey, entry)
+      return 0
     end
-    return 0
+    rcall('RPUSH', ringKey, entry)
+    return 1
   end
 
   function T.sync(base, tenant, ringKey, ringSetKey, wakeKey)
@@ -140,6 +151,10 @@ local function tenantOps()
     local key = base .. 'g:' .. group .. ':tenant'
     local current = rcall('GET', key)
     if current == tenant then return end
+    if not anyTenant then
+      rcall('HSET', base .. 'meta', 'tenants', '1')
+      anyTenant = true
+    end
     rcall('SET', key, tenant)
     rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
     local from = ringSetKey
@@ -150,9 +165,16 @@ local function tenantOps()
     if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
   end
 
-  function T.giveBack(base, group, tenant, gactiveKey, ringSetKey)
+  function T.giveBack(base, jobKey, group, tenant, gactiveKey, ringSetKey)
     if compatMode() then return end
-    if not T.conflict(base, group, tenant, gactiveKey) then T.adopt(base, group, tenant, ringSetKey) end
+    local current = T.conflict(base, group, tenant, gactiveKey)
+    if not current then
+      T.adopt(base, group, tenant, ringSetKey)
+    elseif current == '' then
+      rcall('HDEL', jobKey, 'tenant')
+    else
+      rcall('HSET', jobKey, 'tenant', current)
+    end
   end
 
   return T

@@ -26,7 +26,7 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
     local row = rcall('HMGET', jobKey, 'group', 'tenant')
     local group = row[1]
     if group then
-      if row[2] then tenantOps().giveBack(base, group, row[2], gactiveKey, ringSetKey) end
+      if row[2] then tenantOps().giveBack(base, jobKey, group, row[2], gactiveKey, ringSetKey) end
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, tonumber(due[i + 1]))
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)

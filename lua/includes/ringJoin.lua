@@ -49,7 +49,7 @@ local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
   local ring, set, tenant = laneRing(base, group, ringKey, ringSetKey)
   if rcall('SADD', set, group) == 1 then
     rcall('RPUSH', ring, group)
-    if tenant then tenantOps().join(base, ringKey, ringSetKey, tenant) end
+    if tenant then tenantOps().join(base, ringKey, ringSetKey, tenant, nil, true) end
     return 1
   end
   return 0

@@ -18,7 +18,7 @@
   jobs goes through indexForget, as an ack's would.
   `tenant`: the lane's tenant (nil for none; ringKey/ringSetKey are then its tenant's ring), written
   into each row served (field `tenant`), so the ack that ends the job knows whose active count drops;
-  a row that still names a tenant from an earlier turn under one loses it.
+  a row never names a tenant its lane does not have (see laneRing's giveBack).
   Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
   %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
@@ -49,7 +49,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     local jobKey = base .. 'job:' .. id
     -- NOTE: `at` is only in the rows of caller-given ids (and rows before 0.2); without it the submit
     -- time is the id's mint time, which the reply leaves the client to read (submitted_at '0').
-    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc', 'at', 'tenant')
+    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc', 'at')
     if row[1] then
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
@@ -58,7 +58,6 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'tenant', tenant)
       else
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
-        if row[6] then rcall('HDEL', jobKey, 'tenant') end
       end
       serveLeases[#serveLeases + 1] = serveLeaseText
       serveLeases[#serveLeases + 1] = id
@@ -93,7 +92,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   if left == 0 and served == 0 then
     -- NOTE: rare (rowless entries, or a lane found empty): `active` is only known under a ceiling.
     local activeNow = limit and active or tonumber(rcall('HGET', gactiveKey, group)) or 0
-    if activeNow == 0 then indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate) end
+    if activeNow == 0 then indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate, tenant or false) end
   end
   if left == 0 or (limit and active + served >= limit) then
     rcall('RPOP', ringKey)
