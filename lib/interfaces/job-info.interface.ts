@@ -36,6 +36,10 @@ export interface LanePosition {
   exact: boolean;
   /** `ahead` ÷ the queue's completion rate over the last minute; null without a rate. */
   estimatedWaitMs: number | null;
+  /** Its lane's tenant; null when it has none (then `ringIndex` is the lane's own place). */
+  tenant: string | null;
+  /** Under a tenant: its lane's place on the tenant's ring (`ringIndex` is then the tenant's place on the queue's ring); null otherwise or while out of it. */
+  tenantRingIndex: number | null;
 }
 
 /** The queue's counters and sizes ({@link LanesService.stats}). */

@@ -20,7 +20,8 @@ export class LaneJobs {
     if (!p) return null;
     // NOTE: the rate is the last minute's completions, so a job's wait is ahead / (per-minute / 60 s).
     const estimatedWaitMs = p.completedLastMinute > 0 ? Math.round((p.ahead * 60_000) / p.completedLastMinute) : null;
-    return { laneRank: p.laneRank, ringIndex: p.ringIndex, ringLength: p.ringLength, ahead: p.ahead, exact: p.exact, estimatedWaitMs };
+    return { laneRank: p.laneRank, ringIndex: p.ringIndex, ringLength: p.ringLength, ahead: p.ahead, exact: p.exact, estimatedWaitMs,
+      tenant: p.tenant, tenantRingIndex: p.tenantRingIndex };
   }
 }
 

@@ -28,6 +28,8 @@ export interface LocatedJob {
   ahead: number;
   exact: boolean;
   completedLastMinute: number;
+  tenant: string | null;
+  tenantRingIndex: number | null;
 }
 
 /** @internal readStats' reply. */

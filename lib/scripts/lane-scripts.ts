@@ -381,11 +381,12 @@ export class LaneScripts {
   async locate(k: LaneKeys, id: string, exactUpTo: number): Promise<LocatedJob | null> {
     const r = (await this.run('position', k.queue, 'locateJob',
       [k.job(id), k.ring, k.ringSet, k.stats, k.timers, k.rate, k.pauseInfo, k.paused, k.limit, k.gactive, k.wake, k.index, k.weight],
-      [k.base, id, exactUpTo])) as number[];
+      [k.base, id, exactUpTo])) as (number | string)[];
     if (r.length === 0) return null;
     return {
       laneRank: Number(r[0]), ringIndex: Number(r[1]) < 0 ? null : Number(r[1]), ringLength: Number(r[2]),
       ahead: Number(r[3]), exact: Number(r[4]) === 1, completedLastMinute: Number(r[5]),
+      tenant: r[6] ? String(r[6]) : null, tenantRingIndex: Number(r[7] ?? -1) < 0 ? null : Number(r[7]),
     };
   }
 

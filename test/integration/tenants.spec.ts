@@ -1,3 +1,4 @@
+import * as fc from 'fast-check';
 import IORedis from 'ioredis';
 import type { LanesService } from '../../lib/lanes.service';
 import { tenantEntry } from '../../lib/redis/lane-keys';
@@ -172,6 +173,10 @@ describe('tenants: settings and ceilings', () => {
     await lanes.submit(q, 'free', { i: 0 });
     expect(await lanes.lane(q, 'a0')).toMatchObject({ tenant: 'A', inRing: true, pending: 1 });
     expect((await lanes.lanes(q)).map((l) => [l.group, l.tenant])).toEqual([['a0', 'A'], ['free', null]]);
+    expect((await lanes.topLanes(q, 5)).map((l) => [l.group, l.tenant]).sort()).toEqual([['a0', 'A'], ['free', null]]);
+    expect((await lanes.scanLanes(q)).lanes.map((l) => [l.group, l.tenant]).sort()).toEqual([['a0', 'A'], ['free', null]]);
+    // The ring holds one entry for the tenant beside the lane of none.
+    expect(await lanes.stats(q)).toMatchObject({ lanes: 2, ringLength: 2 });
     expect(await lanes.tenant(q, 'nobody')).toEqual({ tenant: 'nobody', lanes: 0, pending: 0, active: 0, weight: 1, limit: null,
       paused: false, pausedUntil: null, pauseReason: null, inRing: false });
   });
@@ -207,5 +212,42 @@ describe('queueLimit: the queue\'s ceiling over all lanes and tenants', () => {
     await lanes.queueLimit(q, null);
     expect((await lanes.stats(q)).limit).toBeNull();
     expect((await lanes.claimMany(q, 10)).jobs.length).toBe(10);
+  });
+});
+
+describe('position() under tenants: exact `ahead` for one claimer', () => {
+  const engine = engineFixture();
+  const { queues } = engine;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ lanes } = engine);
+  });
+
+  it('equals the number of jobs one claimer serves before each job, on rings of lanes and tenants of any depths', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.record({ tenant: fc.constantFrom(undefined, 'A', 'B', 'C'), depth: fc.integer({ min: 1, max: 6 }) }), { minLength: 1, maxLength: 9 }),
+      async (spec) => {
+        const q = queues.queue();
+        const ids: string[] = [];
+        for (let l = 0; l < spec.length; l++) {
+          for (let i = 0; i < spec[l].depth; i++) ids.push(await lanes.submit(q, `l${l}`, { i }, spec[l].tenant ? { tenant: spec[l].tenant } : undefined));
+        }
+        const told = new Map<string, number>();
+        for (const id of ids) {
+          const p = await lanes.position(q, id);
+          expect(p!.exact).toBe(true);
+          told.set(id, p!.ahead);
+        }
+        const served = (await drain(lanes, q)).map((j) => j.id);
+        for (const id of ids) expect({ id, ahead: told.get(id) }).toEqual({ id, ahead: served.indexOf(id) });
+      }), { numRuns: 30, seed: 20240101 });
+  });
+
+  it('names the tenant and the lane\'s place on the tenant\'s ring; the tenant\'s place is ringIndex', async () => {
+    const q = queues.queue();
+    await lanes.submit(q, 'free', 1);
+    await lanes.submit(q, 'a0', 1, { tenant: 'A' });
+    const id = await lanes.submit(q, 'a1', 1, { tenant: 'A' });
+    expect(await lanes.position(q, id)).toMatchObject({ tenant: 'A', tenantRingIndex: 1, ringIndex: 1, ringLength: 2, ahead: 2, exact: true });
   });
 });
