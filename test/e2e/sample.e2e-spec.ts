@@ -244,6 +244,11 @@ describe('npm run demo', () => {
     }));
     expect(rows.map((r) => r.player)).toEqual(['ana', 'ben', 'chloe', 'dev', 'eli']);
     for (const r of rows) expect(r.fair).toBeLessThan(r.fifo);
+    // The rooms part: the lone player's room gets far more with rooms as tenants than with lanes only.
+    const lone = /^ {2}lone\s+([\d.]+)%\s+([\d.]+)%/m.exec(output);
+    expect(lone).not.toBeNull();
+    expect(Number(lone![1])).toBeGreaterThan(30);
+    expect(Number(lone![2])).toBeLessThan(15);
 
     const port = Number(/started redis-server \S+ on 127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
     expect(port).toBeGreaterThan(0);
