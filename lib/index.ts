@@ -8,5 +8,5 @@ export { mintJobId, isJobId } from './ids/job-id';
 export type {
   LaneJob, LaneInfo, LaneRate, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, EchoMqDurability, SubmitOptions, SubmitItem,
   ClaimOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,
-  JobInfo, LanePosition, QueueStats, LanePage, ScanLanesOptions, WaitForOptions, TenantInfo,
+  JobInfo, LanePosition, QueueStats, LanePage, ScanLanesOptions, WaitForOptions, TenantInfo, TenantPending,
 } from './interfaces';

@@ -4,7 +4,7 @@ import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
 import type {
   ClaimOptions, FailOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
-  PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, TenantInfo, WaitForOptions,
+  PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, TenantInfo, TenantPending, WaitForOptions,
   WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
 import { LaneAcks } from './lanes/acks';
@@ -290,6 +290,11 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown {
   /** One tenant's state; a tenant the queue does not know answers its defaults (no lanes, weight 1, no limit). */
   tenant(queue: string, tenant: string): Promise<TenantInfo> {
     return this.tenants.info(queue, tenant);
+  }
+
+  /** The `count` (1..1,000) tenants with the most pending jobs, most first (a bounded read: see lua/topTenants-2.lua). */
+  topTenants(queue: string, count: number): Promise<TenantPending[]> {
+    return this.tenants.top(queue, count);
   }
 
   /**

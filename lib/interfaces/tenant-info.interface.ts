@@ -1,3 +1,10 @@
+/** A tenant and its pending jobs, as {@link LanesService.topTenants} reads them. */
+export interface TenantPending {
+  tenant: string;
+  /** Jobs waiting in its lanes. */
+  pending: number;
+}
+
 /** A tenant's state, as {@link LanesService.tenant} reads it. */
 export interface TenantInfo {
   /** The tenant's name. */

@@ -1,7 +1,7 @@
 import { PAUSE_REASON_MAX_BYTES } from '../echomq.constants';
 import { invalidArgument, tenantsInCompat } from '../echomq.messages';
 import { EchoMqError } from '../errors';
-import type { PauseOptions, TenantInfo } from '../interfaces';
+import type { PauseOptions, TenantInfo, TenantPending } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import { TenantScripts } from '../scripts/tenant-scripts';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
@@ -49,6 +49,12 @@ export class LaneTenants {
   async queueLimit(queue: string, limit: unknown): Promise<void> {
     const k = this.ctx.keysOf(queue);
     await this.scripts.queueLimit(k, limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue));
+  }
+
+  /** Read by the metrics: allowed on a compat module too (a queue there has no tenants: []). */
+  async top(queue: string, count: unknown): Promise<TenantPending[]> {
+    const k = this.ctx.keysOf(queue);
+    return this.scripts.top(k, checkInt('count', count, 1, 1_000, k.queue));
   }
 
   async info(queue: string, tenant: unknown): Promise<TenantInfo> {

@@ -29,6 +29,8 @@ export class LaneKeys {
   readonly timers: string;
   /** The queue's meta hash: field `paused` is the queue-wide pause (where the EchoMQ reference keeps it). */
   readonly meta: string;
+  /** The tenants that have lanes with jobs or settings (a set; see lua/includes/laneRing.lua). */
+  readonly tenants: string;
   /** The flat pending set of group-less jobs (the EchoMQ reference's plain queue; compat mode keeps them there). */
   readonly flatPending: string;
 
@@ -53,6 +55,7 @@ export class LaneKeys {
     this.timers = this.base + 'timers';
     this.meta = this.base + 'meta';
     this.flatPending = this.base + 'pending';
+    this.tenants = this.base + 'tenants';
   }
 
   /** The lane (pending set) of a group. */

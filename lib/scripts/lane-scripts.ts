@@ -88,6 +88,7 @@ export const SCRIPT_OF = {
   resumeTenant: 'resumeTenant',
   tenant: 'tenantInfo',
   queueLimit: 'queueLimit',
+  topTenants: 'topTenants',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */

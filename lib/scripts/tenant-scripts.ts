@@ -1,4 +1,4 @@
-import type { TenantInfo } from '../interfaces';
+import type { TenantInfo, TenantPending } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneScripts } from './lane-scripts';
 
@@ -23,6 +23,14 @@ export class TenantScripts {
   async resume(k: LaneKeys, tenant: string): Promise<void> {
     await this.scripts.run('resumeTenant', k.queue, 'resumeTenant', [k.ring, k.ringSet, k.wake, k.timers, k.tenantInfo(tenant)],
       [k.base, tenant]);
+  }
+
+  /** The `count` tenants with the most pending jobs, most first. */
+  async top(k: LaneKeys, count: number): Promise<TenantPending[]> {
+    const r = (await this.scripts.run('topTenants', k.queue, 'topTenants', [k.tenants, k.index], [k.base, count])) as (string | number)[];
+    const out: TenantPending[] = [];
+    for (let i = 0; i + 1 < r.length; i += 2) out.push({ tenant: String(r[i]), pending: Number(r[i + 1]) });
+    return out;
   }
 
   /** Sets or clears the queue's ceiling on its active jobs (meta field `limit`). */

@@ -4,7 +4,8 @@
   The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored
   by its pending depth. Called when a lane's active count has just reached 0: a lane that has no
   pending job left and no setting (pause, ceiling, weight, rate) then leaves the index, and its
-  tenant (emq:{q}:g:<group>:tenant, and its place in emq:{q}:t:<tenant>:lanes) goes with it.
+  tenant (emq:{q}:g:<group>:tenant, and its place in emq:{q}:t:<tenant>:lanes; a tenant left with
+  no lane leaves emq:{q}:tenants) goes with it.
   `tenant`: the lane's tenant when the caller knows it (the row of the job that just ended names
   it: a lane's tenant cannot change while it holds a job), false when it knows the lane has none,
   nil when it does not know (then it is read). Costs one ZCARD
@@ -32,6 +33,7 @@ local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, gra
     if tenant then
       rcall('DEL', base .. 'g:' .. group .. ':tenant')
       rcall('SREM', base .. 't:' .. tenant .. ':lanes', group)
+      if rcall('SCARD', base .. 't:' .. tenant .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', tenant) end
     end
   end
 end

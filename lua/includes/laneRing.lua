@@ -9,7 +9,8 @@
   open (not paused, under its limit) and its ring list is not empty; its lanes stay on its ring
   meanwhile. Group names cannot hold '{', so an entry that opens with it is a tenant.
   A lane's tenant is the string emq:{q}:g:<group>:tenant (a lane key, like its pending set); the
-  lanes of T that hold jobs or settings are the set emq:{q}:t:<T>:lanes; T's settings and active
+  lanes of T that hold jobs or settings are the set emq:{q}:t:<T>:lanes (and the tenants that have
+  such lanes the set emq:{q}:tenants, derived from base as meta is); T's settings and active
   count are the hash emq:{q}:t:<T>:info (weight, limit, active, paused, until, reason). Every job
   served under T carries it in its row (field `tenant`), so the ack that ends it knows whose active
   count drops, and a job that comes back to a lane the queue forgot meanwhile (promoted, retried
@@ -157,10 +158,12 @@ local function tenantOps()
     end
     rcall('SET', key, tenant)
     rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
+    rcall('SADD', base .. 'tenants', tenant)
     local from = ringSetKey
     if current then
       from = base .. 't:' .. current .. ':ringset'
       rcall('SREM', base .. 't:' .. current .. ':lanes', group)
+      if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', current) end
     end
     if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
   end

@@ -118,6 +118,7 @@ describe('ACL: least privilege', () => {
     await lanes.submitMany(q, [{ group: 't2', payload: 1, opts: { tenant: 'T' } }]);
     await call('pauseTenant', () => lanes.pauseTenant(q, 'T', { forMs: 60_000, reason: 'acl' }));
     expect(await call('tenant', () => lanes.tenant(q, 'T'))).toMatchObject({ paused: true, lanes: 2, pending: 2 });
+    expect(await call('topTenants', () => lanes.topTenants(q, 5))).toEqual([{ tenant: 'T', pending: 2 }]);
     await call('resumeTenant', () => lanes.resumeTenant(q, 'T'));
     const ofTenant = await lanes.wclaim(q);
     expect(ofTenant.map((j) => j.group)).toEqual(['t1']);

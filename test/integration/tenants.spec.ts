@@ -47,7 +47,7 @@ describe('tenants: a tenant\'s lanes share one turn', () => {
     const order = (await drain(lanes, q)).map((j) => j.group);
     expect(order).toEqual(['a0', 'solo', 'a1', 'a2']);
     expect(await client.llen(k.ring)).toBe(0);
-    expect(await client.exists(k.ringSet, k.tenantRing('A'), k.tenantRingSet('A'), k.laneTenant('a1'))).toBe(0);
+    expect(await client.exists(k.ringSet, k.tenantRing('A'), k.tenantRingSet('A'), k.laneTenant('a1'), k.tenantLanes('A'), k.tenants)).toBe(0);
   });
 
   it('a submit that names no tenant goes to the lane under its tenant', async () => {
