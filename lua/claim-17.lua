@@ -49,7 +49,7 @@ local rcall = redis.call
 --- @include "dueWork"
 --- @include "laneState"
 --- @include "serveLane"
---- @include "laneRing"
+--- @include "ringNext"
 --- @include "rateWindow"
 
 local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -76,7 +76,7 @@ end
 if steps > 1 then learnSettings(pausedKey, glimitKey) end
 local leaseUntil = now + leaseMs
 local laneKeys = { lanes = KEYS[15], dead = KEYS[13], stats = KEYS[17], paused = pausedKey, glimit = glimitKey,
-  gweight = KEYS[16], grate = grateKey }
+  gweight = KEYS[16], grate = grateKey, queueLimited = queueLimit ~= nil }
 local out = { leaseUntil, -1 }
 if halted then return out end
 -- NOTE: the queue's ceiling (queueLimit) counts its leases, served ones included.

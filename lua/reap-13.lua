@@ -43,10 +43,11 @@ if KEYS[5] ~= base .. 'ring' or not defaultMax or defaultMax < 1 or not max or m
 end
 local now = nowMs()
 local expired = rcall('ZRANGEBYSCORE', KEYS[1], '-inf', now - 1, 'LIMIT', 0, max)
+local owed = 0
 for i = 1, #expired do
   local id = expired[i]
   local jobKey = base .. 'job:' .. id
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited', 'tenant')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited', 'tenant', 'ql')
   local group = row[3]
   if not group then
     rcall('ZREM', KEYS[1], id)
@@ -56,6 +57,7 @@ for i = 1, #expired do
   else
     local left = releaseActive(KEYS[2], KEYS[1], group, id)
     if row[7] then tenantOps().release(base, row[7], 1, KEYS[5], KEYS[6], KEYS[8]) end
+    if row[8] then owed = owed + 1 end
     local spent = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0) >= (tonumber(row[4]) or defaultMax)
     if spent then
       buryJob(base, jobKey, id, group, 'lease expired on attempt ' .. (row[2] or '?'), now, KEYS[7], KEYS[9], row[6])
@@ -70,5 +72,5 @@ for i = 1, #expired do
   end
 end
 if #expired > 0 then rcall('HINCRBY', KEYS[9], 'reaped', string.format('%d', #expired)) end
-queueRoom(KEYS[8], KEYS[1], #expired)
+if owed > 0 then queueRoom(KEYS[8], KEYS[1], owed) end
 return #expired

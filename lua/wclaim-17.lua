@@ -60,6 +60,7 @@ local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
 if halted then return out end
 -- NOTE: the queue's ceiling (queueLimit) caps the turn at the room left under it.
+k.queueLimited = queueLimit ~= nil
 if queueLimit then
   local room = queueLimit - rcall('ZCARD', k.active)
   if room <= 0 then return out end

@@ -80,6 +80,7 @@ if halted then return out end
 local served = 0
 -- NOTE: the queue's ceiling (queueLimit) bounds what the call serves, its leases counted.
 local most = MAX_JOBS
+k.queueLimited = queueLimit ~= nil
 if queueLimit then most = math.min(MAX_JOBS, queueLimit - rcall('ZCARD', k.active)) end
 while #sizes < turns and served < untilJobs and served < most do
   local turnCap = cap

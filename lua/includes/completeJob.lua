@@ -4,7 +4,8 @@
 --- @include "finishJob"
 --[[
   completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
-              ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0
+              ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0, queueLimited
+  (the second: the row was served under a queue ceiling, so the caller asks queueRoom)
   Completes one job held under `token` (0, changing nothing, when the token is stale or the job
   unknown). Without keepMs the row is deleted; with it the row stays keepMs ms with state
   `completed`, `done` (finishedAt) and `result` ('' for none), and its dedup key points at it from
@@ -43,7 +44,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   -- NOTE: in a batch, the row of a job completed earlier in it is deleted only at its end, so its
   -- second ack in the same batch is refused here.
   if completeBatch and completeBatch.seen[id] then return 0 end
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'tenant')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'tenant', 'ql')
   if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
   local group = row[3]
   local left
@@ -81,5 +82,5 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   end
   reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
   if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, row[6]) end
-  return 1
+  return 1, row[7]
 end

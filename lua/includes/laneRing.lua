@@ -1,5 +1,4 @@
 --- @include "compatMode"
---- @include "rotateRing"
 --- @include "pushWake"
 --[[
   The two levels of the ring, and the one place that knows them.
@@ -20,10 +19,7 @@
   tenant (the meta key is derived from base, as pushWake derives it from the wake key).
 
   laneRing(base, group, ringKey, ringSetKey) -> ring, ringset, tenant: where the lane lives
-  ringNext(base, ringKey, ringSetKey) -> group, ring, ringset, tenant, t (T's state): one step of
-    the rota at both levels (the queue's ring, then on a tenant entry that tenant's ring); nil when
-    nothing is on the ring. The lane is then at the tail of `ring` and, under a tenant, its entry at
-    the tail of the queue's ring.
+  (The rotation at both levels, ringNext, is the claims' half of this, in ringNext.lua.)
   tenantOps() -> the table of what only a queue with tenants needs (below).
     .state(base, T) -> { weight, limit (nil: none), active, paused }; .open(t): may it be served
     .join(base, ringKey, ringSetKey, T, t?, filled?) -> 1 when T's entry joined the queue's ring
@@ -45,7 +41,7 @@
       the row is made to name that one (so a row never names a tenant its lane does not have)
   NOTE: every `local function` of a script costs a closure on every call (about 540 server
   instructions each), so the tenant helpers are built on first use: a queue without tenants pays
-  for laneRing, ringNext and tenantOps alone.
+  for laneRing and tenantOps alone (and claims for ringNext).
 ]]
 local TENANT_MARK = '{t}'
 local anyTenant
@@ -181,34 +177,4 @@ local function tenantOps()
   end
 
   return T
-end
-
-local strByte = string.byte
-
---[[ The tenant step of ringNext, off its hot path: `entry` is a tenant's, just rotated to the tail. ]]
-local function tenantStep(base, ringKey, ringSetKey, entry)
-  local T = tenantOps()
-  local tenant = string.sub(entry, 4)
-  local t = T.state(base, tenant)
-  local ring = base .. 't:' .. tenant .. ':ring'
-  local group = T.open(t) and rotateRing(ring)
-  if group then return group, ring, ring .. 'set', tenant, t end
-  rcall('RPOP', ringKey)
-  rcall('SREM', ringSetKey, entry)
-  return nil
-end
-
-local function ringNext(base, ringKey, ringSetKey)
-  -- NOTE: a tenant entry with an empty ring list, or of a tenant that is not open, is unreachable
-  -- while the invariant holds; it is taken off (it is at the tail) and the rota moves on, at most
-  -- 16 times a call. A lane's entry (the common case) costs the LMOVE and one byte compared.
-  local entry = rotateRing(ringKey)
-  if not entry or strByte(entry) ~= 123 then return entry, ringKey, ringSetKey end
-  for _ = 0, 16 do
-    local group, ring, set, tenant, t = tenantStep(base, ringKey, ringSetKey, entry)
-    if group then return group, ring, set, tenant, t end
-    entry = rotateRing(ringKey)
-    if not entry or strByte(entry) ~= 123 then return entry, ringKey, ringSetKey end
-  end
-  return nil
 end

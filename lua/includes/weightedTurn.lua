@@ -1,6 +1,6 @@
 --- @include "laneState"
 --- @include "serveLane"
---- @include "laneRing"
+--- @include "ringNext"
 --- @include "rateWindow"
 --[[
   weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted) -> served (nil when no lane is serviceable), reopenAt
