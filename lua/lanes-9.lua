@@ -20,8 +20,8 @@
 
   Reply: flat, one lane row per lane (see includes/laneRow), by name.
   Clock: server TIME (as laneRow).
-  Derived keys: each lane's pending set, and a tenant's ring set for its entry on the ring (see
-  laneRing), from ARGV[1] pinned to KEYS[1].
+  Derived keys: each lane's pending set, a tenant's ring set for its entry on the ring, the set
+  of tenants and each one's lanes (see laneRing), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -48,6 +48,8 @@ local function add(list)
 end
 add(rcall('SMEMBERS', keys.ringset))
 if compatMode() then add(rcall('LRANGE', keys.ring, 0, -1)) end
+-- NOTE: the lanes of a tenant off the queue's ring (paused, at its limit) are on no set above.
+for _, tenant in ipairs(rcall('SMEMBERS', base .. 'tenants')) do add(rcall('SMEMBERS', base .. 't:' .. tenant .. ':lanes')) end
 add(rcall('SMEMBERS', keys.paused))
 add(rcall('HKEYS', keys.gactive))
 add(rcall('HKEYS', keys.glimit))

@@ -137,6 +137,8 @@ describe('tenants: settings and ceilings', () => {
     await lanes.submit(q, 'a1', { i: 0 }, { tenant: 'A' });
     await lanes.pauseTenant(q, 'A', { reason: 'audit' });
     expect(await lanes.tenant(q, 'A')).toMatchObject({ paused: true, pauseReason: 'audit', pausedUntil: null, inRing: false, pending: 2 });
+    // The paused tenant's lanes are still listed, out of the ring.
+    expect((await lanes.lanes(q)).map((l) => [l.group, l.tenant, l.inRing])).toEqual([['a0', 'A', false], ['a1', 'A', false]]);
     expect(await lanes.claim(q)).toBeNull();
     await lanes.resumeTenant(q, 'A');
     expect((await lanes.claim(q))!.group).toBe('a0');
