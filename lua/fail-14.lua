@@ -48,7 +48,7 @@ if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token or 
    or defaultMax < 1 or not delay or delay < 0 or not factor or factor < 1 or not maxDelay or maxDelay < 0 then
   return redis.error_reply('ERR echomq: fail arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'max', 'base', 'waited', 'tenant', 'ql')
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'max', 'base', 'waited', 'held')
 local attempts = tonumber(row[2])
 if row[1] ~= 'active' or attempts ~= token then return 'stale' end
 local group = row[3]
@@ -56,12 +56,14 @@ local maxAttempts = tonumber(row[4]) or defaultMax
 local used = attempts - (tonumber(row[5]) or 0)
 local now = nowMs()
 local left = releaseActive(KEYS[3], KEYS[2], group, id)
-if row[7] then tenantOps().release(base, row[7], 1, KEYS[6], KEYS[7], KEYS[10]) end
-if row[8] then queueRoom(KEYS[10], KEYS[2], 1) end
+local held = row[7]
+local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[6], KEYS[7], KEYS[10]) end
+if held and string.byte(held) == 49 then queueRoom(KEYS[10], KEYS[2], 1) end
 if used >= maxAttempts then
   buryJob(base, KEYS[1], id, group, err, now, KEYS[9], KEYS[11], row[6])
   ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
-  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14], row[7]) end
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14], heldTenant) end
   return 'dead'
 end
 local wait = delay * factor ^ (used - 1)
@@ -72,7 +74,7 @@ if wait > 0 then
   rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
   wakeBefore(KEYS[8], now + wait, KEYS[10])
   rcall('ZADD', KEYS[8], now + wait, id)
-  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14], row[7]) end
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14], heldTenant) end
 else
   rcall('HSET', KEYS[1], 'state', 'pending', 'last_error', err)
   markReady(KEYS[1], now)

@@ -47,7 +47,7 @@ local owed = 0
 for i = 1, #expired do
   local id = expired[i]
   local jobKey = base .. 'job:' .. id
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited', 'tenant', 'ql')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited', 'held')
   local group = row[3]
   if not group then
     rcall('ZREM', KEYS[1], id)
@@ -56,12 +56,14 @@ for i = 1, #expired do
       now, { dead = KEYS[7], pending = KEYS[13], stats = KEYS[9] })
   else
     local left = releaseActive(KEYS[2], KEYS[1], group, id)
-    if row[7] then tenantOps().release(base, row[7], 1, KEYS[5], KEYS[6], KEYS[8]) end
-    if row[8] then owed = owed + 1 end
+    local held = row[7]
+    local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+    if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[5], KEYS[6], KEYS[8]) end
+    if held and string.byte(held) == 49 then owed = owed + 1 end
     local spent = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0) >= (tonumber(row[4]) or defaultMax)
     if spent then
       buryJob(base, jobKey, id, group, 'lease expired on attempt ' .. (row[2] or '?'), now, KEYS[7], KEYS[9], row[6])
-      if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11], KEYS[12], row[7]) end
+      if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11], KEYS[12], heldTenant) end
     else
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, now)

@@ -12,7 +12,7 @@
   given, so a job without tracing costs nothing more.
   `deferJoin`: the caller puts the lane on the ring itself once it knows the lane's depth (see
   submitMany); otherwise a job admitted to its lane goes through ringJoin here.
-  `tenant` (nil or '' for none): the tenant the submit named, kept as row field `tenant` (see
+  `tenant` (nil or '' for none): the tenant the submit named, kept in row field `held` (see
   laneRing); the caller has checked it and adopts it for the lane.
 ]]
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
@@ -58,8 +58,8 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
       fields[#fields + 1] = dedup
     end
     if tenanted then
-      fields[#fields + 1] = 'tenant'
-      fields[#fields + 1] = tenant
+      fields[#fields + 1] = 'held'
+      fields[#fields + 1] = '0' .. tenant
     end
     rcall('HSET', jobKey, unpack(fields))
   else

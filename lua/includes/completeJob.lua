@@ -10,7 +10,7 @@
   unknown). Without keepMs the row is deleted; with it the row stays keepMs ms with state
   `completed`, `done` (finishedAt) and `result` ('' for none), and its dedup key points at it from
   `kept:<dedupKey>` (expiring with the row) so a submit with the same jobId or dedupKey returns this
-  id. The lane's active count drops (and its tenant's, the row's `tenant`: see laneRing), a lane held at its ceiling rejoins the ring, an idle lane
+  id. The lane's active count drops (and its tenant's, named by the row's `held`: see laneRing), a lane held at its ceiling rejoins the ring, an idle lane
   without settings leaves the index, and a waiter (row field `waited`) is told. The caller counts
   the completions (countCompleted).
   A row a waiter marked is kept no longer than any other (keepMs): the outcome a waiter is told goes
@@ -44,7 +44,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   -- NOTE: in a batch, the row of a job completed earlier in it is deleted only at its end, so its
   -- second ack in the same batch is refused here.
   if completeBatch and completeBatch.seen[id] then return 0 end
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'tenant', 'ql')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'held')
   if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
   local group = row[3]
   local left
@@ -55,7 +55,10 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   else
     left = releaseActive(gactiveKey, activeKey, group, id)
   end
-  if row[6] then tenantOps().release(base, row[6], 1, ringKey, ringSetKey, wakeKey) end
+  -- NOTE: `held` (see laneRing): whether a queue ceiling counted the job, and its tenant.
+  local held = row[6]
+  local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+  if heldTenant then tenantOps().release(base, heldTenant, 1, ringKey, ringSetKey, wakeKey) end
   local nowText
   if keepMs > 0 or row[5] then nowText = string.format('%d', now) end
   local full
@@ -81,6 +84,6 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
       result = result }, keepMs < WAITED_KEEP_MS and WAITED_KEEP_MS or nil)
   end
   reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
-  if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, row[6]) end
-  return 1, row[7]
+  if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, heldTenant) end
+  return 1, held and string.byte(held) == 49
 end

@@ -11,9 +11,11 @@
   lanes of T that hold jobs or settings are the set emq:{q}:t:<T>:lanes (and the tenants that have
   such lanes the set emq:{q}:tenants, derived from base as meta is); T's settings and active
   count are the hash emq:{q}:t:<T>:info (weight, limit, active, paused, until, reason). Every job
-  served under T carries it in its row (field `tenant`), so the ack that ends it knows whose active
-  count drops, and a job that comes back to a lane the queue forgot meanwhile (promoted, retried
-  from the dead set) puts the lane back under T. Compat mode has no tenants: nothing here is read.
+  submitted naming T or served under T carries it in its row, so the ack that ends it knows whose
+  active count drops, and a job that comes back to a lane the queue forgot meanwhile (promoted,
+  retried from the dead set) puts the lane back under T. The row field is `held`: one character,
+  '1' when the job was served under a queue ceiling (see queueRoom) else '0', then the tenant ('' for
+  none); a row without it has neither. One field, so an ack reads one more field, not two. Compat mode has no tenants: nothing here is read.
   Field `tenants` of emq:{q}:meta says that the queue has ever had a tenant (set by the first
   adopt, never cleared); a script asks once (laneRing), so a queue without tenants reads no lane's
   tenant (the meta key is derived from base, as pushWake derives it from the wake key).
@@ -170,9 +172,9 @@ local function tenantOps()
     if not current then
       T.adopt(base, group, tenant, ringSetKey)
     elseif current == '' then
-      rcall('HDEL', jobKey, 'tenant')
+      rcall('HDEL', jobKey, 'held')
     else
-      rcall('HSET', jobKey, 'tenant', current)
+      rcall('HSET', jobKey, 'held', '0' .. current)
     end
   end
 

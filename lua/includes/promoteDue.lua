@@ -23,10 +23,10 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
     local id = due[i]
     local jobKey = base .. 'job:' .. id
     rcall('ZREM', scheduleKey, id)
-    local row = rcall('HMGET', jobKey, 'group', 'tenant')
+    local row = rcall('HMGET', jobKey, 'group', 'held')
     local group = row[1]
     if group then
-      if row[2] then tenantOps().giveBack(base, jobKey, group, row[2], gactiveKey, ringSetKey) end
+      if row[2] and #row[2] > 1 then tenantOps().giveBack(base, jobKey, group, string.sub(row[2], 2), gactiveKey, ringSetKey) end
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, tonumber(due[i + 1]))
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)

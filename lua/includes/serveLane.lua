@@ -17,9 +17,9 @@
   and the `dead` total (x.stats) counts it; a lane that this leaves with neither pending nor active
   jobs goes through indexForget, as an ack's would.
   `tenant`: the lane's tenant (nil for none; ringKey/ringSetKey are then its tenant's ring), written
-  into each row served (field `tenant`), so the ack that ends the job knows whose active count drops;
+  into each row served (field `held`, see laneRing), so the ack that ends the job knows whose active count drops;
   a row never names a tenant its lane does not have (see laneRing's giveBack). `x.queueLimited`:
-  the queue has a ceiling (queueLimit), so each row served is marked `ql`, and the release that
+  the queue has a ceiling (queueLimit), so each row served is marked (`held` opens with '1'), and the release that
   ends the job asks whether it made room (see queueRoom); a queue without one reads nothing then.
   Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
   %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
@@ -57,16 +57,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       -- (read and written inside this one script, so no other writer comes between).
       local attempt = (tonumber(row[2]) or 0) + 1
       if tenant or x.queueLimited then
-        local fields = { 'state', 'active', 'attempts', numText(attempt) }
-        if tenant then
-          fields[#fields + 1] = 'tenant'
-          fields[#fields + 1] = tenant
-        end
-        if x.queueLimited then
-          fields[#fields + 1] = 'ql'
-          fields[#fields + 1] = '1'
-        end
-        rcall('HSET', jobKey, unpack(fields))
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', (x.queueLimited and '1' or '0') .. (tenant or ''))
       else
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
       end
