@@ -47,7 +47,8 @@ if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .
 end
 local tenant = ARGV[10] or ''
 local retag = false
-if tenant ~= '' and select(3, laneRing(base, group)) ~= tenant then
+local before = tenant ~= '' and (select(3, laneRing(base, group)) or '')
+if tenant ~= '' and before ~= tenant then
   local current = tenantOps().conflict(base, group, tenant, KEYS[7])
   if current then return { 'tenant', current } end
   retag = true
@@ -58,7 +59,7 @@ local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, max
   KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin, tenant)
 if status == 'ok' then
   rcall('HINCRBY', KEYS[12], 'submitted', '1')
-  if laned and retag then tenantOps().adopt(base, group, tenant, KEYS[4]) end
+  if laned and retag then tenantOps().adopt(base, group, tenant, KEYS[4], before) end
   if laned then
     local depth = rcall('ZCARD', KEYS[1])
     rcall('ZADD', KEYS[11], string.format('%d', depth), group)

@@ -56,7 +56,7 @@ end
 -- NOTE: every tenant an item names is checked before anything is written; an earlier item of the
 -- call counts as a job its lane holds (under the tenant the lane then has).
 -- `retag` names the lanes whose tenant the call sets (read once: the lane's own tenant otherwise).
-local retag = {}
+local retag, retagFrom = {}, {}
 if stride == 9 then
   local laneOf, held = {}, {}
   for i = 0, n - 1 do
@@ -67,6 +67,7 @@ if stride == 9 then
         held[g] = rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false
       end
       if held[g] then return { 'tenant', i + 1, laneOf[g] } end
+      if retagFrom[g] == nil then retagFrom[g] = laneOf[g] end
       laneOf[g] = t
       retag[g] = t
     end
@@ -96,7 +97,7 @@ for i = 0, n - 1 do
   if status == 'ok' then
     admitted = admitted + 1
     if laneKey and retag[ARGV[o + 1]] then
-      tenantOps().adopt(base, ARGV[o + 1], retag[ARGV[o + 1]], KEYS[2])
+      tenantOps().adopt(base, ARGV[o + 1], retag[ARGV[o + 1]], KEYS[2], retagFrom[ARGV[o + 1]])
       retag[ARGV[o + 1]] = nil
     end
     if laneKey then

@@ -39,7 +39,11 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   -- before, so its submit time is kept (`at`, server clock). last_error stays (empty) because the
   -- contract's row has it. Optional fields only when set, all in one HSET.
   local tenanted = tenant and tenant ~= ''
-  if (tc and tc ~= '') or maxAttempts > 0 or dedup ~= '' or own or tenanted then
+  local others = (tc and tc ~= '') or maxAttempts > 0 or dedup ~= '' or own
+  if tenanted and not others then
+    -- NOTE: a tenant's common row, as cheap as the one below (no table of fields).
+    rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '', 'held', '0' .. tenant)
+  elseif others or tenanted then
     local fields = { 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '' }
     if own then
       fields[#fields + 1] = 'at'

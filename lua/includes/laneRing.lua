@@ -36,7 +36,7 @@
       that was at its limit rejoins the queue's ring
     .conflict(base, group, T, gactiveKey) -> the lane's tenant ('' for none) when naming T for the
       lane must be refused (it holds pending or active jobs under another tenant or none), else nil
-    .adopt(base, group, T, ringSetKey): T becomes the lane's tenant; a lane its rate parked (kept
+    .adopt(base, group, T, ringSetKey, known?): T becomes the lane's tenant; a lane its rate parked (kept
       in a ring set while off the ring) moves to T's set with it, so its timer still finds it
     .giveBack(base, jobKey, group, T, gactiveKey, ringSetKey): a job whose row names T goes back into
       its lane: a lane that holds no job takes T back; one that holds jobs keeps its own tenant, and
@@ -146,9 +146,11 @@ local function tenantOps()
     return nil
   end
 
-  function T.adopt(base, group, tenant, ringSetKey)
+  function T.adopt(base, group, tenant, ringSetKey, known)
     local key = base .. 'g:' .. group .. ':tenant'
-    local current = rcall('GET', key)
+    -- NOTE: `known`: the lane's tenant as the caller read it in this script ('' for none), spared a GET.
+    local current
+    if known == nil then current = rcall('GET', key) elseif known ~= '' then current = known else current = false end
     if current == tenant then return end
     if not anyTenant then
       rcall('HSET', base .. 'meta', 'tenants', '1')
