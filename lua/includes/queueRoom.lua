@@ -3,8 +3,8 @@
   queueRoom(wakeKey, activeKey, n): n jobs have just stopped being active (their leases dropped); a
   queue that was at its ceiling (field `limit` of emq:{q}:meta, the wake key's neighbour, read as
   pushWake reads `paused`; see queueLimit) and now has room wakes a consumer, since claims served
-  nothing while it was full. Called only for jobs served under a ceiling (their rows are marked
-  `ql`, see serveLane), so a queue without one reads nothing here; a job leased before the ceiling
+  nothing while it was full. Called only for jobs served under a ceiling (their row field `held`
+  opens with '1', see serveLane), so a queue without one reads nothing here; a job leased before the ceiling
   was set wakes nobody (idle consumers still claim again within idleBlockMs).
 ]]
 local function queueRoom(wakeKey, activeKey, n)
