@@ -146,3 +146,10 @@ export const queueEventFailed = (listener: string, event: string, jobId: string,
 export const queueEventsRefused = (queues: string, detail: string, prefix: string): string =>
   `could not subscribe to the events of ${queues} (${detail}): no @OnQueueEvent method runs. `
   + `If the server refused it, grant the EchoMQ user: ${echoMqAclRules(prefix)}`;
+
+export const tenantsInCompat = (operation: string): string =>
+  `${operation}: tenants are not available with compat: 'echomq' (the EchoMQ reference has no tenants); drop the tenant, or use a queue the reference does not write.`;
+
+export const tenantTaken = (argument: string, group: string, tenant: string, current: string): string =>
+  `Invalid argument "${argument}": lane "${group}" holds jobs ${current === '' ? 'under no tenant' : `under tenant "${current}"`}, so it cannot move to tenant "${tenant}"; `
+  + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';

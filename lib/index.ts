@@ -11,5 +11,5 @@ export type { LaneQueueMethod, LaneQueueDefaults, RegisterQueueOptions, Register
 export type {
   LaneJob, LaneInfo, LaneRate, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, EchoMqExistingClient, EchoMqDurability, SubmitOptions, SubmitItem,
   ClaimOptions, CompleteOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,
-  JobInfo, LanePosition, QueueStats, LanePage, ScanLanesOptions, WaitForOptions, JobProgress, DrainOptions, CleanOptions, ObliterateOptions, QueueEvent,
+  JobInfo, LanePosition, QueueStats, LanePage, ScanLanesOptions, WaitForOptions, JobProgress, DrainOptions, CleanOptions, ObliterateOptions, QueueEvent, TenantInfo, TenantPending,
 } from './interfaces';

@@ -4,7 +4,7 @@ import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
 import type {
   ClaimOptions, CleanOptions, CompleteOptions, DrainOptions, FailOptions, JobProgress, ObliterateOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
-  PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, WaitForOptions,
+  PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, TenantInfo, TenantPending, WaitForOptions,
   WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
 import { LaneAcks } from './lanes/acks';
@@ -20,6 +20,7 @@ import { LaneRecovery } from './lanes/recovery';
 import { LaneRemoval } from './lanes/removal';
 import { adoptLanes, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
+import { LaneTenants } from './lanes/tenants';
 import { nodeLeaseKey } from './redis/lane-keys';
 import { duplicateClient } from './redis/redis-connection';
 import type { LaneKeys } from './redis/lane-keys';
@@ -42,6 +43,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   private readonly acks: LaneAcks;
   private readonly recovery: LaneRecovery;
   private readonly steering: LaneSteering;
+  private readonly tenants: LaneTenants;
   private readonly inspection: LaneInspection;
   private readonly jobs: LaneJobs;
   private readonly removal: LaneRemoval;
@@ -62,6 +64,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     this.acks = new LaneAcks(this.ctx);
     this.recovery = new LaneRecovery(this.ctx);
     this.steering = new LaneSteering(this.ctx);
+    this.tenants = new LaneTenants(this.ctx);
     this.inspection = new LaneInspection(this.ctx);
     this.jobs = new LaneJobs(this.ctx);
     this.removal = new LaneRemoval(this.ctx);
@@ -318,6 +321,49 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   /** Restarts the claiming of a paused queue (whoever paused it) and wakes idle consumers, one per lane on the ring (up to 16). */
   resumeQueue(queue: string): Promise<void> {
     return this.steering.resumeQueue(queue);
+  }
+
+  // --- tenants ---------------------------------------------------------------------------------
+
+  /**
+   * Sets a tenant's share of the queue's ring, as `weight` does for a lane (an integer >= 1): a
+   * wclaim that lands on the tenant takes that many turns of the tenant's own ring.
+   */
+  tenantWeight(queue: string, tenant: string, weight: number): Promise<void> {
+    return this.tenants.weight(queue, tenant, weight);
+  }
+
+  /** Sets a ceiling on the tenant's active jobs summed over its lanes (integer >= 1), or removes it with `null`. */
+  tenantLimit(queue: string, tenant: string, limit: number | null): Promise<void> {
+    return this.tenants.limit(queue, tenant, limit);
+  }
+
+  /** Takes every lane of the tenant out of service (`opts` as for `pause`); their pending jobs stay. */
+  pauseTenant(queue: string, tenant: string, opts?: PauseOptions): Promise<void> {
+    return this.tenants.pause(queue, tenant, opts);
+  }
+
+  /** Puts a paused tenant back in service (a timed pause's timer and the reason go with it). */
+  resumeTenant(queue: string, tenant: string): Promise<void> {
+    return this.tenants.resume(queue, tenant);
+  }
+
+  /** One tenant's state; a tenant the queue does not know answers its defaults (no lanes, weight 1, no limit). */
+  tenant(queue: string, tenant: string): Promise<TenantInfo> {
+    return this.tenants.info(queue, tenant);
+  }
+
+  /** The `count` (1..1,000) tenants with the most pending jobs, most first (a bounded read: see lua/topTenants-2.lua). */
+  topTenants(queue: string, count: number): Promise<TenantPending[]> {
+    return this.tenants.top(queue, count);
+  }
+
+  /**
+   * Sets a ceiling on the queue's active jobs over all its lanes and tenants (integer >= 1; BullMQ's
+   * global concurrency), or removes it with `null`; reported by `stats().limit`.
+   */
+  queueLimit(queue: string, limit: number | null): Promise<void> {
+    return this.tenants.queueLimit(queue, limit);
   }
 
   // --- inspection ------------------------------------------------------------------------------

@@ -30,6 +30,7 @@
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "nowMs"
 --- @include "releaseActive"
 --- @include "reopenLane"
@@ -42,16 +43,22 @@ if KEYS[5] ~= base .. 'ring' or not reason or not n or n < 0 or #ARGV ~= 3 + n *
 end
 local now = nowMs()
 local buried = 0
+local owed = 0
 for i = 0, n - 1 do
   local id, token = ARGV[4 + i * 2], tonumber(ARGV[5 + i * 2])
   local jobKey = base .. 'job:' .. id
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'waited')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'waited', 'held')
   if row[1] == 'active' and row[3] and tonumber(row[2]) == token then
     local left = releaseActive(KEYS[2], KEYS[1], row[3], id)
+    local held = row[5]
+    local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+    if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[5], KEYS[6], KEYS[8]) end
+    if held and string.byte(held) == 49 then owed = owed + 1 end
     buryJob(base, jobKey, id, row[3], reason, now, KEYS[7], KEYS[9], row[4])
-    if left == 0 then indexForget(KEYS[10], row[3], KEYS[4], KEYS[3], KEYS[11], KEYS[12]) end
+    if left == 0 then indexForget(KEYS[10], row[3], KEYS[4], KEYS[3], KEYS[11], KEYS[12], heldTenant) end
     reopenLane(base, row[3], left, KEYS[5], KEYS[6], KEYS[4], KEYS[3], KEYS[2], KEYS[8])
     buried = buried + 1
   end
 end
+if owed > 0 then queueRoom(KEYS[8], KEYS[1], owed) end
 return buried

@@ -17,7 +17,8 @@
   KEYS[9]  timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
   KEYS[10] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[11] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
-  KEYS[12] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
+  KEYS[12] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served;
+                                         field limit: the queue's ceiling on its active jobs)
   KEYS[13] dead       emq:{q}:dead      (a due id without a row or group goes here, see strayJob,
                                          and a lane entry without a row, see serveLane)
   KEYS[14] pending    emq:{q}:pending   (the flat pending set: flat jobs in compat mode)
@@ -35,7 +36,9 @@
   dueIn is how many ms until the earliest scheduled job or lane timer falls due (server clock), -1
   when none. While the queue is paused: { leaseUntil, -1 } and nothing is done.
   Clock: server TIME for the lease, for what is due and for rate windows.
-  Derived keys: the lane emq:{q}:g:<group>:pending named by the ring, its rate log
+  Two levels: an entry '{t}<tenant>' of the ring is a tenant, whose own ring emq:{q}:t:<tenant>:ring
+  (and ring set) rotates one step in turn and names the lane (see laneRing).
+  Derived keys: the lane emq:{q}:g:<group>:pending named by the ring (or a tenant's ring), its rate log
   emq:{q}:g:<group>:rate, and emq:{q}:job:<id> of the jobs served, all built from ARGV[1], which
   is pinned to the declared ring key (same {q} slot).
   Cost: O(1) in the number of lanes, O(log n) in the lane's depth per job served; a queue with
@@ -46,7 +49,7 @@ local rcall = redis.call
 --- @include "dueWork"
 --- @include "laneState"
 --- @include "serveLane"
---- @include "rotateRing"
+--- @include "ringNext"
 --- @include "rateWindow"
 
 local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -60,10 +63,10 @@ if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps
 end
 
 local now = nowMs()
-local nextDue, timerAt, rated, halted = -1, -1, false, false
+local nextDue, timerAt, rated, halted, queueLimit = -1, -1, false, false, nil
 local present = rcall('EXISTS', scheduleKey, timersKey, KEYS[12])
 if present > 0 then
-  nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
+  nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
     meta = KEYS[12], grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
     glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14],
     lanes = KEYS[15], gweight = KEYS[16], stats = KEYS[17] }, present)
@@ -73,12 +76,14 @@ end
 if steps > 1 then learnSettings(pausedKey, glimitKey) end
 local leaseUntil = now + leaseMs
 local laneKeys = { lanes = KEYS[15], dead = KEYS[13], stats = KEYS[17], paused = pausedKey, glimit = glimitKey,
-  gweight = KEYS[16], grate = grateKey }
+  gweight = KEYS[16], grate = grateKey, queueLimited = queueLimit ~= nil }
 local out = { leaseUntil, -1 }
 if halted then return out end
+-- NOTE: the queue's ceiling (queueLimit) counts its leases, served ones included.
+if queueLimit then steps = math.min(steps, queueLimit - rcall('ZCARD', activeKey)) end
 local served, healed = 0, 0
 while served < steps do
-  local group = rotateRing(ringKey)
+  local group, ring, set, tenant, t = ringNext(base, ringKey, ringSetKey)
   if not group then break end
   local active, limit, paused = laneState(group, pausedKey, glimitKey, gactiveKey)
   local setting = rated and rcall('HGET', grateKey, group)
@@ -86,21 +91,23 @@ while served < steps do
   if paused or (limit and active >= limit) then
     -- NOTE: unreachable while the ring holds exactly the serviceable lanes; if it ever does not,
     -- take the lane off (it is at the tail) rather than serve a parked lane, and try the next.
-    rcall('RPOP', ringKey)
-    rcall('SREM', ringSetKey, group)
+    rcall('RPOP', ring)
+    rcall('SREM', set, group)
+    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true) end
     healed = healed + 1
     if healed > 16 then break end
   elseif window and window.room(1) == 0 then
     -- NOTE: a lane can come back to the ring with its window still full (resume, a new ceiling);
     -- park it now, off the ring list (it is at the tail) but kept in the ring set.
-    rcall('RPOP', ringKey)
+    rcall('RPOP', ring)
+    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true) end
     local at = window.reopenAt()
     window.park(timersKey, wakeKey, at)
     if timerAt < 0 or at < timerAt then timerAt = at end
     healed = healed + 1
     if healed > 16 then break end
   else
-    local n, left = serveLane(base, group, 1, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, laneKeys)
+    local n, left = serveLane(base, group, 1, leaseUntil, out, ring, set, activeKey, gactiveKey, active, limit, laneKeys, tenant)
     if n > 0 then
       served = served + 1
     else
@@ -110,10 +117,11 @@ while served < steps do
     end
     local reopen = window and window.record(n)
     if reopen then
-      if left then rcall('SADD', ringSetKey, group) else rcall('RPOP', ringKey) end
+      if left then rcall('SADD', set, group) else rcall('RPOP', ring) end
       window.park(timersKey, wakeKey, reopen)
       if timerAt < 0 or reopen < timerAt then timerAt = reopen end
     end
+    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen) end
   end
 end
 flushLeases(activeKey)

@@ -32,6 +32,7 @@
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "nowMs"
 --- @include "completeJob"
 --- @include "countCompleted"
@@ -41,7 +42,10 @@ if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token or 
   return redis.error_reply('ERR echomq: complete arguments do not match its keys')
 end
 local now = nowMs()
-local done = completeJob(base, id, token, keepMs, result, now, KEYS[2], KEYS[3], KEYS[4], KEYS[5],
+local done, limited = completeJob(base, id, token, keepMs, result, now, KEYS[2], KEYS[3], KEYS[4], KEYS[5],
   KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[11], KEYS[12], KEYS[13])
-if done == 1 then countCompleted(KEYS[10], now, 1) end
+if done == 1 then
+  countCompleted(KEYS[10], now, 1)
+  if limited then queueRoom(KEYS[9], KEYS[2], 1) end
+end
 return done

@@ -28,6 +28,7 @@
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "nowMs"
 --- @include "completeJob"
 --- @include "countCompleted"
@@ -42,13 +43,18 @@ local out, done = {}, 0
 -- per lane (worth its three EXISTS from two acks on); the leases and rows go in one ZREM and one DEL.
 if n > 1 then learnSettings(KEYS[4], KEYS[3], KEYS[11], KEYS[12]) end
 beginCompleteBatch()
+local owed = 0
 for i = 0, n - 1 do
   local o = 4 + i * 3
-  local r = completeJob(base, ARGV[o], tonumber(ARGV[o + 1]), keepMs, ARGV[o + 2], now, KEYS[1], KEYS[2],
+  local r, limited = completeJob(base, ARGV[o], tonumber(ARGV[o + 1]), keepMs, ARGV[o + 2], now, KEYS[1], KEYS[2],
     KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[10], KEYS[11], KEYS[12])
   done = done + r
+  if limited and r == 1 then owed = owed + 1 end
   out[#out + 1] = r
 end
 flushCompleted(KEYS[1])
-if done > 0 then countCompleted(KEYS[9], now, done) end
+if done > 0 then
+  countCompleted(KEYS[9], now, done)
+  if owed > 0 then queueRoom(KEYS[8], KEYS[1], owed) end
+end
 return out

@@ -8,7 +8,9 @@
         rank (`offset` entries already kept), so a promote taking due jobs off the head moves
         nothing that is still to be read; the ids of other lanes are kept.
     'r' every lane: the ring, a lane at a time from its head (LPOP, no scan); a lane deeper than
-        what is left of the budget gives a page of its jobs and goes back to the head.
+        what is left of the budget gives a page of its jobs and goes back to the head. A tenant's
+        entry is drained through its own ring the same way (emq:{q}:t:<tenant>:ring|ringset,
+        derived from ARGV[1]), and leaves the ring set once that ring is empty.
     'l' the lanes the index scores above 0 that were not on the ring (paused, at their ceiling,
         parked by their rate, or joined since), or the one lane. A lane found on the ring set
         leaves the ring by ringSync (LREM, over a ring that then holds only lanes joined since).
@@ -91,24 +93,44 @@ if phase == 's' then
 end
 
 if phase == 'r' then
-  while removed < budget do
-    local group = rcall('LPOP', KEYS[1])
-    if not group then return finish('l', 0) end
-    local want = budget - removed
-    local taken = takePending(group, want)
-    removed = removed + taken
-    -- NOTE: ZPOPMIN took fewer than asked only when it emptied the lane.
-    if taken == want and rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 then
-      -- NOTE: deeper than this page: back to the head, still on the ring set, for the next page.
-      rcall('LPUSH', KEYS[1], group)
-      laneShrunk(base, group, k, true)
-      return finish('r', 0)
+  -- Drains the lanes of one ring list (the queue's, or a tenant's), a lane at a time from its head;
+  -- true when the budget ran out with the ring not yet empty.
+  local function drainRing(ringKey, lk)
+    while removed < budget do
+      local group = rcall('LPOP', ringKey)
+      if not group then return false end
+      if string.sub(group, 1, 3) == '{t}' then
+        -- NOTE: a tenant's entry (see laneRing): its own ring is drained the same way, and the entry
+        -- leaves the queue's ring set once that ring is empty; else it goes back to the head.
+        local t = base .. 't:' .. string.sub(group, 4)
+        local tk = {}
+        for name, key in pairs(k) do tk[name] = key end
+        tk.ring, tk.ringset = t .. ':ring', t .. ':ringset'
+        if drainRing(tk.ring, tk) then
+          rcall('LPUSH', ringKey, group)
+          return true
+        end
+        rcall('SREM', lk.ringset, group)
+      else
+        local want = budget - removed
+        local taken = takePending(group, want)
+        removed = removed + taken
+        -- NOTE: ZPOPMIN took fewer than asked only when it emptied the lane.
+        if taken == want and rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 then
+          -- NOTE: deeper than this page: back to the head, still on the ring set, for the next page.
+          rcall('LPUSH', ringKey, group)
+          laneShrunk(base, group, lk, true)
+          return true
+        end
+        laneShrunk(base, group, lk, true, 0)
+      end
     end
-    laneShrunk(base, group, k, true, 0)
+    return rcall('LLEN', ringKey) > 0
   end
+  if drainRing(KEYS[1], k) then return finish('r', 0) end
+  if rcall('LLEN', KEYS[1]) == 0 then return finish('l', 0) end
   return finish('r', 0)
 end
-
 -- phase 'l'
 if only ~= '' then
   removed = takePending(only, budget)

@@ -35,6 +35,7 @@
   Derived keys: the job's lane, from ARGV[1] pinned to KEYS[6].
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "nowMs"
 --- @include "ringJoin"
 --- @include "wakeBefore"
@@ -50,7 +51,7 @@ if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token or 
    or defaultMax < 1 or not delay or delay < 0 or not factor or factor < 1 or not maxDelay or maxDelay < 0 then
   return redis.error_reply('ERR echomq: fail arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'max', 'base', 'waited')
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'max', 'base', 'waited', 'held')
 local attempts = tonumber(row[2])
 if row[1] ~= 'active' or attempts ~= token then return 'stale' end
 local group = row[3]
@@ -58,10 +59,14 @@ local maxAttempts = tonumber(row[4]) or defaultMax
 local used = attempts - (tonumber(row[5]) or 0)
 local now = nowMs()
 local left = releaseActive(KEYS[3], KEYS[2], group, id)
+local held = row[7]
+local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[6], KEYS[7], KEYS[10]) end
+if held and string.byte(held) == 49 then queueRoom(KEYS[10], KEYS[2], 1) end
 if used >= maxAttempts or ARGV[9] == '1' then
   buryJob(base, KEYS[1], id, group, err, now, KEYS[9], KEYS[11], row[6])
   ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[10])
-  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14], heldTenant) end
   return 'dead'
 end
 local wait = delay * factor ^ (used - 1)
@@ -73,7 +78,7 @@ if wait > 0 then
   rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
   wakeBefore(KEYS[8], now + wait, KEYS[10])
   rcall('ZADD', KEYS[8], now + wait, id)
-  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14]) end
+  if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14], heldTenant) end
 else
   rcall('HSET', KEYS[1], 'state', 'pending', 'last_error', err)
   markReady(KEYS[1], now)

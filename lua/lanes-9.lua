@@ -20,7 +20,8 @@
 
   Reply: flat, one lane row per lane (see includes/laneRow), by name.
   Clock: server TIME (as laneRow).
-  Derived keys: each lane's pending set, from ARGV[1] pinned to KEYS[1].
+  Derived keys: each lane's pending set, a tenant's ring set for its entry on the ring, the set
+  of tenants and each one's lanes (see laneRing), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -36,7 +37,10 @@ local seen, names = {}, {}
 local function add(list)
   for i = 1, #list do
     local g = list[i]
-    if not seen[g] and #names < max then
+    if string.byte(g, 1) == 123 then
+      -- NOTE: a tenant's entry ('{t}<tenant>', see laneRing) stands for the lanes on its own ring.
+      add(rcall('SMEMBERS', base .. 't:' .. string.sub(g, 4) .. ':ringset'))
+    elseif not seen[g] and #names < max then
       seen[g] = true
       names[#names + 1] = g
     end
@@ -44,6 +48,8 @@ local function add(list)
 end
 add(rcall('SMEMBERS', keys.ringset))
 if compatMode() then add(rcall('LRANGE', keys.ring, 0, -1)) end
+-- NOTE: the lanes of a tenant off the queue's ring (paused, at its limit) are on no set above.
+for _, tenant in ipairs(rcall('SMEMBERS', base .. 'tenants')) do add(rcall('SMEMBERS', base .. 't:' .. tenant .. ':lanes')) end
 add(rcall('SMEMBERS', keys.paused))
 add(rcall('HKEYS', keys.gactive))
 add(rcall('HKEYS', keys.glimit))

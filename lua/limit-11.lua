@@ -38,6 +38,6 @@ if raw == '' then
 else
   rcall('HSET', KEYS[1], group, limit)
 end
-unparkLane(group, KEYS[8], KEYS[5])
+unparkLane(base, group, KEYS[8], KEYS[4], KEYS[5])
 indexSetting(KEYS[9], group, raw ~= '', KEYS[3], KEYS[1], KEYS[10], KEYS[2], KEYS[11])
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[3], KEYS[1], KEYS[2], KEYS[6])

@@ -23,17 +23,24 @@
   ARGV[3] exactUpTo  rings up to this many lanes get an exact `ahead` (1,000)
 
   Reply: { laneRank, ringIndex (-1 when out of the ring), ringLength, ahead, exact (0/1),
-  rateCount, rateSpanMs }, or an empty array when the job is not pending: the completions of the
-  queue's current busy spell and the ms they took (see presentRate; 0, 0 without a rate).
+  rateCount, rateSpanMs, tenant ('' none), tenantRingIndex (the lane's place on its tenant's ring, -1
+  when out of it or under none) }, or an empty array when the job is not pending. rateCount and
+  rateSpanMs: the completions of the queue's current busy spell and the ms they took (see
+  presentRate; 0, 0 without a rate). Under a tenant, ringIndex is the tenant's entry's place on the
+  queue's ring.
   `ahead`: with one claimer that completes each job before its next claim, a job at rank r of a
   lane at ring index i is served after r jobs of its own lane and, for each other ring lane l at
   index j with depth d, min(d, r) jobs from the r whole turns before its own, plus one more when
   j < i and d > r (that lane's turn comes first in the job's own turn). A lane out of the ring is
-  counted as if it rejoined at the tail now (and `exact` is 0). Rings longer than exactUpTo get the
-  bound r + before * (r + 1) + after * r instead of the sum, so the cost stays bounded.
+  counted as if it rejoined at the tail now (and `exact` is 0). Under a tenant the same count runs
+  twice: on the tenant's ring it gives R, the tenant's jobs served before this one; the tenant's
+  entry is then a lane of the queue's ring as deep as the lanes on its ring together (with one
+  claimer it is served once per turn while any has work), and the job is at rank R in it. Rings
+  longer than exactUpTo entries (the queue's ring and its tenants' rings counted together) get the
+  bound r + before * (r + 1) + after * r instead of the sum, at each level, so the cost stays bounded.
   Clock: server TIME (which lane timers are due, the buckets of the last minute).
   Derived keys: the job's lane, the ring lanes' pending sets and those of the lanes whose timers are
-  applied, from ARGV[1] pinned to KEYS[2].
+  applied, the job's lane's tenant and the rings of the tenants on the ring, from ARGV[1] pinned to KEYS[2].
   Cost: O(ring length) for the LPOS of the lane (a scan in C), plus O(exactUpTo) reads at most, plus
   at most 32 timers applied (see readStats: while the queue is paused too).
 ]]
@@ -55,28 +62,67 @@ local group = row[2]
 local r = rcall('ZRANK', base .. 'g:' .. group .. ':pending', id)
 if not r then return {} end
 local ringLength = rcall('LLEN', KEYS[2])
-local inRing = rcall('SISMEMBER', KEYS[3], group) == 1
-local i
-if inRing then i = rcall('LPOS', KEYS[2], group) end
-local exact = inRing and i
-local at = i or ringLength
-local others = ringLength
-if i then others = ringLength - 1 end
-local ahead = r
-if ringLength <= exactUpTo then
-  local names = rcall('LRANGE', KEYS[2], 0, -1)
+-- NOTE: two levels (see laneRing): a lane under a tenant has its place on its tenant's ring, and the
+-- tenant its place on the queue's ring; a lane under none is its own entry on the queue's ring.
+local laneRingKey, laneSetKey, tenant = laneRing(base, group, KEYS[2], KEYS[3])
+local entry = tenant and ('{t}' .. tenant) or group
+local laneLength = tenant and rcall('LLEN', laneRingKey) or ringLength
+local p
+if rcall('SISMEMBER', laneSetKey, group) == 1 then p = rcall('LPOS', laneRingKey, group) end
+local i = p
+if tenant then
+  i = nil
+  if rcall('SISMEMBER', KEYS[3], entry) == 1 then i = rcall('LPOS', KEYS[2], entry) end
+end
+local exact = p and i and true or false
+local function laneDepth(name) return rcall('ZCARD', base .. 'g:' .. name .. ':pending') end
+-- A tenant entry stands for its lanes on its ring: with one claimer it is served once per turn
+-- while any of them has work, so it counts as one lane as deep as they are together.
+local function entryDepth(name)
+  if string.byte(name, 1) ~= 123 then return laneDepth(name) end
+  local d = 0
+  for _, lane in ipairs(rcall('LRANGE', base .. 't:' .. string.sub(name, 4) .. ':ring', 0, -1)) do d = d + laneDepth(lane) end
+  return d
+end
+-- Jobs served before the job's turn comes, for a job at `rank` of the entry `self` at index `at` of a
+-- ring listing `names`: min(d, rank) of each other entry of depth d, plus one when it comes first.
+local function before(names, self, rank, at, depthOf)
+  local n = rank
   for j = 1, #names do
     local name = names[j]
-    if name ~= group then
-      local d = rcall('ZCARD', base .. 'g:' .. name .. ':pending')
-      ahead = ahead + math.min(d, r)
-      if j - 1 < at and d > r then ahead = ahead + 1 end
+    if name ~= self then
+      local d = depthOf(name)
+      n = n + math.min(d, rank)
+      if j - 1 < at and d > rank then n = n + 1 end
     end
   end
+  return n
+end
+local function bound(rank, at, length, inIt)
+  local others = inIt and length - 1 or length
+  local b = math.min(at, others)
+  return rank + b * (rank + 1) + (others - b) * rank
+end
+-- The entries an exact count reads: the queue's ring, and the rings of the tenants on it.
+local names = ringLength <= exactUpTo and rcall('LRANGE', KEYS[2], 0, -1) or nil
+local entries = ringLength
+if names then
+  for j = 1, #names do
+    if string.byte(names[j], 1) == 123 then entries = entries + rcall('LLEN', base .. 't:' .. string.sub(names[j], 4) .. ':ring') end
+  end
+end
+if tenant and not (names and i) then entries = entries + laneLength end
+local ahead
+if names and entries <= exactUpTo then
+  -- rank among the tenant's own jobs (its lanes in rotation), then that rank on the queue's ring
+  local rank = r
+  if tenant then rank = before(rcall('LRANGE', laneRingKey, 0, -1), group, r, p or laneLength, laneDepth) end
+  ahead = before(names, entry, rank, i or ringLength, entryDepth)
 else
   exact = false
-  local before = math.min(at, others)
-  ahead = ahead + before * (r + 1) + (others - before) * r
+  local rank = r
+  if tenant then rank = bound(r, p or laneLength, laneLength, p ~= nil) end
+  ahead = bound(rank, i or ringLength, ringLength, i ~= nil)
 end
 local rateCount, rateSpanMs = presentRate(KEYS[4], now)
-return { r, i or -1, ringLength, ahead, exact and 1 or 0, rateCount, rateSpanMs }
+return { r, i or -1, ringLength, ahead, exact and 1 or 0, rateCount, rateSpanMs, tenant or '', tenant and (p or -1) or -1 }

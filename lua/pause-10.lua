@@ -46,5 +46,5 @@ else
   rcall('ZREM', KEYS[9], 'p:' .. group)
   if reason ~= '' then rcall('HSET', KEYS[8], group, '|' .. reason) else rcall('HDEL', KEYS[8], group) end
 end
-unparkLane(group, KEYS[9], KEYS[5])
+unparkLane(base, group, KEYS[9], KEYS[4], KEYS[5])
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[1], KEYS[2], KEYS[3], KEYS[6])

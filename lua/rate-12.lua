@@ -24,7 +24,9 @@
 
   Reply: 1 when the lane joined the ring, -1 when it left (or was parked), 0 otherwise.
   Clock: server TIME (the window).
-  Derived keys: none (KEYS[9] and KEYS[10] are the lane's).
+  Derived keys: the lane's tenant emq:{q}:g:<group>:tenant and, under one, the tenant's ring
+  emq:{q}:t:<tenant>:ring and ring set (see laneRing), from ARGV[1], pinned to KEYS[3]; KEYS[9]
+  and KEYS[10] are the lane's.
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -43,7 +45,7 @@ if rawMax ~= '' and (not max or max < 1 or max > 1000000 or max % 1 ~= 0
    or not perMs or perMs < 1 or perMs > 86400000 or perMs % 1 ~= 0) then
   return redis.error_reply('ERR echomq: rate must be max 1..1000000 per perMs 1..86400000, or none')
 end
-unparkLane(group, KEYS[2], KEYS[4])
+unparkLane(base, group, KEYS[2], KEYS[3], KEYS[4])
 if rawMax == '' then
   rcall('HDEL', KEYS[1], group)
   rcall('DEL', KEYS[10])
@@ -61,7 +63,11 @@ if window.room(1) > 0 then
   return ringSync(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
 end
 -- NOTE: compat mode: another writer may have put the lane on the ring without the ring set.
-if rcall('SREM', KEYS[4], group) == 1 or compatMode() then rcall('LREM', KEYS[3], '0', group) end
-rcall('SADD', KEYS[4], group)
+-- A lane under a tenant is parked in its tenant's ring set, and its tenant's entry leaves the
+-- queue's ring with its last lane (see laneRing).
+local ring, set, tenant = laneRing(base, group, KEYS[3], KEYS[4])
+if rcall('SREM', set, group) == 1 or compatMode() then rcall('LREM', ring, '0', group) end
+rcall('SADD', set, group)
+if tenant then tenantOps().vacate(KEYS[3], KEYS[4], ring, tenant, false) end
 window.park(KEYS[2], KEYS[8], window.reopenAt())
 return -1

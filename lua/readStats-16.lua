@@ -13,7 +13,7 @@
   KEYS[5]  ring      emq:{q}:ring
   KEYS[6]  paused    emq:{q}:paused
   KEYS[7]  lanes     emq:{q}:lanes
-  KEYS[8]  meta      emq:{q}:meta      (field paused: the whole queue is paused, see pauseQueue)
+  KEYS[8]  meta      emq:{q}:meta      (field paused: the whole queue is paused, see pauseQueue; limit: queueLimit)
   KEYS[9]  timers    emq:{q}:timers    (lane timers: p:<group>, r:<group>, scored by due time)
   KEYS[10] grate     emq:{q}:grate     (the rest: what applying a lane timer reads and writes)
   KEYS[11] gpause    emq:{q}:gpause
@@ -26,7 +26,8 @@
   ARGV[1] base   'emq:{q}:'; must be the prefix of KEYS[5]
 
   Reply: { submitted, completed, retried, dead, reaped, scheduled, active, deadNow, lanes, ringLength,
-  pausedLanes, completedLastMinute, paused (1 while the queue is paused, else 0), cancelled }.
+  pausedLanes, completedLastMinute, paused (1 while the queue is paused, else 0), cancelled, limit (the
+  queue's ceiling, -1 when none) }.
   Clock: server TIME (which lane timers are due, which buckets are in the last minute).
   Derived keys: the pending sets of the lanes whose timers are applied, from ARGV[1] pinned to KEYS[5].
   NOTE: the timers are applied while the whole queue is paused too (a claim leaves them then), as
@@ -50,4 +51,5 @@ return {
   rcall('ZCARD', KEYS[2]), rcall('ZCARD', KEYS[3]), rcall('ZCARD', KEYS[4]),
   rcall('ZCARD', KEYS[7]), rcall('LLEN', KEYS[5]), rcall('SCARD', KEYS[6]),
   completedLastMinute(KEYS[1], now), rcall('HEXISTS', KEYS[8], 'paused'), tonumber(h[6]) or 0,
+  tonumber(rcall('HGET', KEYS[8], 'limit')) or -1,
 }

@@ -29,6 +29,7 @@
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
+--- @include "queueRoom"
 --- @include "nowMs"
 --- @include "ringRejoin"
 --- @include "releaseActive"
@@ -43,10 +44,11 @@ if KEYS[5] ~= base .. 'ring' or not defaultMax or defaultMax < 1 or not max or m
 end
 local now = nowMs()
 local expired = rcall('ZRANGEBYSCORE', KEYS[1], '-inf', now - 1, 'LIMIT', 0, max)
+local owed = 0
 for i = 1, #expired do
   local id = expired[i]
   local jobKey = base .. 'job:' .. id
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited', 'held')
   local group = row[3]
   if not group then
     rcall('ZREM', KEYS[1], id)
@@ -55,10 +57,14 @@ for i = 1, #expired do
       now, { dead = KEYS[7], pending = KEYS[13], stats = KEYS[9] })
   else
     local left = releaseActive(KEYS[2], KEYS[1], group, id)
+    local held = row[7]
+    local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+    if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[5], KEYS[6], KEYS[8]) end
+    if held and string.byte(held) == 49 then owed = owed + 1 end
     local spent = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0) >= (tonumber(row[4]) or defaultMax)
     if spent then
       buryJob(base, jobKey, id, group, 'lease expired on attempt ' .. (row[2] or '?'), now, KEYS[7], KEYS[9], row[6])
-      if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11], KEYS[12]) end
+      if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11], KEYS[12], heldTenant) end
     else
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, now)
@@ -69,4 +75,5 @@ for i = 1, #expired do
   end
 end
 if #expired > 0 then rcall('HINCRBY', KEYS[9], 'reaped', string.format('%d', #expired)) end
+if owed > 0 then queueRoom(KEYS[8], KEYS[1], owed) end
 return #expired

@@ -33,6 +33,6 @@ end
 rcall('SREM', KEYS[1], group)
 rcall('HDEL', KEYS[8], group)
 rcall('ZREM', KEYS[9], 'p:' .. group)
-unparkLane(group, KEYS[9], KEYS[5])
+unparkLane(base, group, KEYS[9], KEYS[4], KEYS[5])
 indexSetting(KEYS[10], group, false, KEYS[1], KEYS[2], KEYS[11], KEYS[3], KEYS[12])
 return ringSync(base, group, KEYS[4], KEYS[5], KEYS[1], KEYS[2], KEYS[3], KEYS[6])

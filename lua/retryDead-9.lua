@@ -18,7 +18,8 @@
 
   Reply: 1 when the job went back, 0 when it is not dead (unknown, or not in the dead set).
   Clock: server TIME (when the job is claimable again, see markReady).
-  Derived keys: the job's lane, from ARGV[1] pinned to KEYS[3].
+  Derived keys: the job's lane, its tenant emq:{q}:g:<group>:tenant and the tenant's ring and ring
+  set (the row's `held`, see laneRing), from ARGV[1] pinned to KEYS[3].
 ]]
 local rcall = redis.call
 --- @include "ringJoin"
@@ -29,9 +30,10 @@ local base, id = ARGV[1], ARGV[2]
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[3] ~= base .. 'ring' then
   return redis.error_reply('ERR echomq: retryDead arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group')
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'held')
 -- NOTE: a dead row without a group (a flat job of the EchoMQ reference) has no lane to go back to.
 if row[1] ~= 'dead' or not row[3] then return 0 end
+if row[4] and #row[4] > 1 then tenantOps().giveBack(base, KEYS[1], row[3], string.sub(row[4], 2), KEYS[7], KEYS[4]) end
 rcall('ZREM', KEYS[2], id)
 rcall('HSET', KEYS[1], 'state', 'pending', 'base', row[2])
 markReady(KEYS[1], nowMs())

@@ -22,12 +22,15 @@
   ARGV[6] delayMs     0 to admit now
   ARGV[7] maxAttempts 0 to use the caller's default at fail/reap time
   ARGV[8] own         '1' when the caller supplied the id (a taken id is then a duplicate)
-  ARGV[9] tc          optional: the W3C trace context of the submit, kept as row field `tc`
+  ARGV[9] tc          optional: the W3C trace context of the submit, kept as row field `tc` ('' none)
+  ARGV[10] tenant     optional: the lane's tenant ('' or absent: none named; see laneRing)
 
-  Reply: { status, id }, status 'ok' | 'dup' | 'collide'.
+  Reply: { status, id }, status 'ok' | 'dup' | 'collide'; { 'tenant', current } when the lane holds
+  jobs under another tenant (current, '' for none) than ARGV[10] names: nothing is written.
   Clock: server TIME (submitted_at, due time of a delayed job).
   Derived keys: emq:{q}:job:<existing id> and emq:{q}:kept:<dedupKey> (a kept completion's dedup
-  key), from ARGV[1], which is pinned to KEYS[3].
+  key), the lane's tenant emq:{q}:g:<group>:tenant and, under one, its tenant's ring and ring set
+  emq:{q}:t:<tenant>:ring|ringset (see laneRing), from ARGV[1], which is pinned to KEYS[3].
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
@@ -43,12 +46,21 @@ if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .
    or KEYS[3] ~= base .. 'ring' or not delayMs or delayMs < 0 or not maxAttempts or maxAttempts < 0 then
   return redis.error_reply('ERR echomq: submit arguments do not match its keys')
 end
+local tenant = ARGV[10] or ''
+local retag = false
+local before = tenant ~= '' and (select(3, laneRing(base, group)) or '')
+if tenant ~= '' and before ~= tenant then
+  local current = tenantOps().conflict(base, group, tenant, KEYS[7])
+  if current then return { 'tenant', current } end
+  retag = true
+end
 -- NOTE: as in submitMany, the default mode joins the ring once the lane is counted.
 local deferJoin = not compatMode()
 local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, nowMs(),
-  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin)
+  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin, tenant)
 if status == 'ok' then
   rcall('HINCRBY', KEYS[12], 'submitted', '1')
+  if laned and retag then tenantOps().adopt(base, group, tenant, KEYS[4], before) end
   if laned then
     local depth = rcall('ZCARD', KEYS[1])
     rcall('ZADD', KEYS[11], string.format('%d', depth), group)

@@ -13,14 +13,19 @@
   KEYS[10] stats     emq:{q}:stats
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
-  ARGV[2] count      n, the number of jobs
+  ARGV[2] count      n, the number of jobs; '?' .. n to check the tenants the jobs name and write
+                     nothing (reply {} or the refusal below): a call of many chunks checks them all first
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 8 per job when some job of the chunk has a trace
-  context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`
+  context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
+  job when some job of the chunk names a tenant: the 9th is its tenant ('' for none, see laneRing)
 
-  Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'.
+  Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'; or
+  { 'tenant', item, current } when item (1-based) names a tenant for a lane that holds jobs under
+  another (current, '' for none; earlier items of the call count): nothing is written.
   Clock: server TIME.
-  Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending and emq:{q}:kept:<dedupKey>, built from ARGV[1], which is pinned
+  Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending, emq:{q}:kept:<dedupKey>, the lane's
+  tenant emq:{q}:g:<group>:tenant and its tenant's ring and ring set (see laneRing), built from ARGV[1], which is pinned
   to the declared ring key, so they carry the same {q} hash tag and slot.
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
@@ -31,9 +36,11 @@ local rcall = redis.call
 --- @include "numText"
 
 local base = ARGV[1]
-local n = tonumber(ARGV[2])
+local checkOnly = string.sub(ARGV[2], 1, 1) == '?'
+local n = tonumber(checkOnly and string.sub(ARGV[2], 2) or ARGV[2])
 local stride = 7
 if n and n > 0 and #ARGV == 2 + n * 8 then stride = 8 end
+if n and n > 0 and #ARGV == 2 + n * 9 then stride = 9 end
 if KEYS[1] ~= base .. 'ring' or not n or n < 0 or #ARGV ~= 2 + n * stride then
   return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
 end
@@ -47,6 +54,28 @@ for i = 0, n - 1 do
   end
   delays[i], maxes[i] = d, m
 end
+-- NOTE: every tenant an item names is checked before anything is written; an earlier item of the
+-- call counts as a job its lane holds (under the tenant the lane then has).
+-- `retag` names the lanes whose tenant the call sets (read once: the lane's own tenant otherwise).
+local retag, retagFrom = {}, {}
+if stride == 9 then
+  local laneOf, held = {}, {}
+  for i = 0, n - 1 do
+    local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
+    if laneOf[g] == nil then laneOf[g] = select(3, laneRing(base, g)) or '' end
+    if t ~= '' and t ~= laneOf[g] then
+      if held[g] == nil then
+        held[g] = rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false
+      end
+      if held[g] then return { 'tenant', i + 1, laneOf[g] } end
+      if retagFrom[g] == nil then retagFrom[g] = laneOf[g] end
+      laneOf[g] = t
+      retag[g] = t
+    end
+    if delays[i] == 0 then held[g] = true end
+  end
+end
+if checkOnly then return {} end
 local now = nowMs()
 -- NOTE: whether any lane is paused or has a ceiling, asked once per call rather than per job.
 if n > 1 then learnSettings(KEYS[3], KEYS[4]) end
@@ -58,15 +87,20 @@ local added, groups, laneKeys, admitted = {}, {}, {}, 0
 local deferJoin = not compatMode()
 for i = 0, n - 1 do
   local o = 3 + i * stride
-  local tc
-  if stride == 8 then tc = ARGV[o + 7] end
+  local tc, tenant
+  if stride >= 8 then tc = ARGV[o + 7] end
+  if stride == 9 then tenant = ARGV[o + 8] end
   local status, jobId, laneKey = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
     delays[i], maxes[i], ARGV[o + 6] == '1', now,
-    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], tc, deferJoin)
+    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], tc, deferJoin, tenant)
   out[#out + 1] = status
   out[#out + 1] = jobId
   if status == 'ok' then
     admitted = admitted + 1
+    if laneKey and retag[ARGV[o + 1]] then
+      tenantOps().adopt(base, ARGV[o + 1], retag[ARGV[o + 1]], KEYS[2], retagFrom[ARGV[o + 1]])
+      retag[ARGV[o + 1]] = nil
+    end
     if laneKey then
       local g = ARGV[o + 1]
       local before = added[g]

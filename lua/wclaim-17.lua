@@ -16,7 +16,8 @@
   KEYS[10] timers     emq:{q}:timers
   KEYS[11] grate      emq:{q}:grate
   KEYS[12] gpause     emq:{q}:gpause
-  KEYS[13] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
+  KEYS[13] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served;
+                                         field limit: the queue's ceiling on its active jobs)
   KEYS[14] dead       emq:{q}:dead      (strays, as claim)
   KEYS[15] pending    emq:{q}:pending   (flat jobs in compat mode, as claim)
   KEYS[16] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
@@ -54,10 +55,17 @@ if k.ring ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not cap or cap < 0
 end
 
 local now = nowMs()
-local nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, k)
+local nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, k)
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
 if halted then return out end
+-- NOTE: the queue's ceiling (queueLimit) caps the turn at the room left under it.
+k.queueLimited = queueLimit ~= nil
+if queueLimit then
+  local room = queueLimit - rcall('ZCARD', k.active)
+  if room <= 0 then return out end
+  if cap == 0 or cap > room then cap = room end
+end
 local _, reopenAt = weightedTurn(base, cap, now, leaseUntil, out, k, rated, true)
 flushLeases(k.active)
 if reopenAt >= 0 and (timerAt < 0 or reopenAt < timerAt) then timerAt = reopenAt end

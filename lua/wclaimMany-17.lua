@@ -20,7 +20,8 @@
   KEYS[10] timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
   KEYS[11] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
   KEYS[12] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
-  KEYS[13] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served)
+  KEYS[13] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served;
+                                         field limit: the queue's ceiling on its active jobs)
   KEYS[14] dead       emq:{q}:dead      (strays, as claim)
   KEYS[15] pending    emq:{q}:pending   (flat jobs in compat mode, as claim)
   KEYS[16] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
@@ -66,7 +67,7 @@ end
 if untilJobs == 0 then untilJobs = MAX_JOBS end
 
 local now = nowMs()
-local nextDue, timerAt, rated, halted = dueWork(base, now, promoteMax, k)
+local nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, k)
 -- NOTE: weight 1 is stored as no field, so a queue where no lane has a weight has no gweight hash:
 -- one read here saves one per turn.
 local weighted = rcall('EXISTS', k.gweight) == 1
@@ -77,9 +78,13 @@ local sizes = {}
 local out = { leaseUntil, -1, sizes }
 if halted then return out end
 local served = 0
-while #sizes < turns and served < untilJobs do
+-- NOTE: the queue's ceiling (queueLimit) bounds what the call serves, its leases counted.
+local most = MAX_JOBS
+k.queueLimited = queueLimit ~= nil
+if queueLimit then most = math.min(MAX_JOBS, queueLimit - rcall('ZCARD', k.active)) end
+while #sizes < turns and served < untilJobs and served < most do
   local turnCap = cap
-  if turnCap == 0 or turnCap > MAX_JOBS - served then turnCap = MAX_JOBS - served end
+  if turnCap == 0 or turnCap > most - served then turnCap = most - served end
   local n, reopenAt = weightedTurn(base, turnCap, now, leaseUntil, out, k, rated, weighted)
   if reopenAt >= 0 and (timerAt < 0 or reopenAt < timerAt) then timerAt = reopenAt end
   if not n then break end

@@ -105,6 +105,46 @@ function summary(fair: Run, fifo: Run, costMs: number): void {
   out(`the same work (${costMs} ms a guess, 4 at a time) in another order: the flood waits behind the handfuls, not the other way round.`);
 }
 
+/** The rooms part: one room of CROWD players flooding beside one lone player in a room of their own. */
+const CROWD = 20;
+const CROWD_EACH = 50;
+const LONE_EACH = 50;
+
+/**
+ * Floods room "crowd" (CROWD players, CROWD_EACH guesses each) beside room "lone" (one player,
+ * LONE_EACH guesses), with the rooms as tenants or not, and returns each room's share of the guesses
+ * scored until the lone player's last one is.
+ */
+async function rooms(app: INestApplication, tag: string, asTenants: boolean): Promise<{ crowd: number; lone: number }> {
+  const lanes = app.get(LanesService);
+  const scores = app.get(ScoreService);
+  scores.reset();
+  const opts = (room: string) => (asTenants ? { tenant: `${room}-${tag}` } : undefined);
+  const items: SubmitItem<Guess>[] = [];
+  for (let i = 0; i < CROWD_EACH; i++) {
+    for (let p = 0; p < CROWD; p++) {
+      const player = `crowd-${p}-${tag}`;
+      items.push({ group: player, payload: { player, guess: randomGuess() }, opts: opts('crowd') });
+    }
+  }
+  const lone = `lone-${tag}`;
+  for (let i = 0; i < LONE_EACH; i++) items.push({ group: lone, payload: { player: lone, guess: randomGuess() }, opts: opts('lone') });
+  await lanes.submitMany(GUESS_QUEUE, items);
+  const deadline = Date.now() + 120_000;
+  const scoredOf = (player: string) => scores.board().players.find((p) => p.player === player)?.guesses ?? 0;
+  while (scoredOf(lone) < LONE_EACH) {
+    if (Date.now() > deadline) throw new Error(`the lone player's guesses were not scored in 120 s`);
+    await sleep(5);
+  }
+  const crowd = scores.board().players.filter((p) => p.player.startsWith('crowd-')).reduce((n, p) => n + p.guesses, 0);
+  const total = crowd + LONE_EACH;
+  while (scores.board().guesses < items.length) {
+    if (Date.now() > deadline) throw new Error('the rooms part did not drain in 120 s');
+    await sleep(20);
+  }
+  return { crowd: crowd / total, lone: LONE_EACH / total };
+}
+
 /** PORT (default 3000) when it is free, else any free port: the demo must run beside another app. */
 function freePortFor(wanted: number): Promise<number> {
   return new Promise((resolve) => {
@@ -137,6 +177,16 @@ async function main(): Promise<void> {
     out(`2) The same guesses in one FIFO line: a single lane ("${ONE_LINE}"), served first come, first served.`);
     const fifo = await play(app, 'one line', () => ONE_LINE);
     summary(fair, fifo, costMs);
+    out();
+    out(`3) Rooms: room "crowd" floods with ${CROWD} players (${CROWD_EACH} guesses each) beside room "lone", one player with ${LONE_EACH}.`);
+    const byRoom = await rooms(app, 'rooms', true);
+    const byLane = await rooms(app, 'lanes', false);
+    const pct = (x: number) => `${(x * 100).toFixed(1)}%`.padStart(7);
+    out(`Share of the guesses scored until the lone player's last one is:`);
+    out(`  ${'room'.padEnd(7)}  ${'rooms as tenants'.padStart(16)}  ${'a lane per player only'.padStart(22)}`);
+    out(`  ${'crowd'.padEnd(7)}  ${pct(byRoom.crowd).padStart(16)}  ${pct(byLane.crowd).padStart(22)}`);
+    out(`  ${'lone'.padEnd(7)}  ${pct(byRoom.lone).padStart(16)}  ${pct(byLane.lone).padStart(22)}`);
+    out(`With rooms as tenants a room's ${CROWD} players share one turn of the ring, so the lone player's room gets half.`);
     out();
     if (serve) {
       out(`The dashboard stays up at ${link} (Ctrl-C to stop).`);

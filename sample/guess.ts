@@ -13,6 +13,8 @@ export const CODE_LENGTH = 4;
 export interface Guess {
   /** Who guessed; also the name of their lane. */
   player: string;
+  /** The room the player plays in, when given: the lane's tenant, so a room's players share one turn. */
+  room?: string;
   /** `CODE_LENGTH` emojis from the palette, e.g. "🍎🍌🍇🍓". */
   guess: string;
 }
@@ -35,6 +37,16 @@ export function checkPlayer(player: unknown): string {
   return player;
 }
 
+/** Checks a room name: the room is its players' lanes' tenant, named by the same rule. */
+export function checkRoom(room: unknown): string {
+  if (typeof room !== 'string' || room.length === 0 || NOT_IN_LANE_NAMES.test(room) || Buffer.byteLength(room, 'utf8') > LANE_NAME_MAX_BYTES) {
+    throw new BadRequestException(
+      `"room" must be a non-empty string of at most ${LANE_NAME_MAX_BYTES} bytes without "{", "}" or control characters.`,
+    );
+  }
+  return room;
+}
+
 /** Splits a guess into its emojis; null when it is not `CODE_LENGTH` emojis of the palette. */
 export function emojisOf(guess: string): string[] | null {
   const emojis = Array.from(guess);
@@ -47,12 +59,13 @@ export class ParseGuessPipe implements PipeTransform<unknown, Guess> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw new BadRequestException('The body must be a JSON object: {"player": "...", "guess": "🍎🍌🍇🍓"}.');
     }
-    const { player, guess } = body as Record<string, unknown>;
+    const { player, guess, room } = body as Record<string, unknown>;
     checkPlayer(player);
     if (typeof guess !== 'string' || !emojisOf(guess)) {
       throw new BadRequestException(`"guess" must be ${CODE_LENGTH} emojis from ${PALETTE.join('')}, e.g. "🍎🍌🍇🍓".`);
     }
-    return { player: player as string, guess };
+    if (room === undefined) return { player: player as string, guess };
+    return { player: player as string, guess, room: checkRoom(room) };
   }
 }
 

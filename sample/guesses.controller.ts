@@ -44,7 +44,8 @@ export class GuessesController {
     @Query('wait') wait: string | undefined,
     @Res({ passthrough: true }) res: { status(code: number): unknown },
   ): Promise<{ jobId: string } | GuessStatus> {
-    const jobId = await this.guesses.submit(guess.player, guess);
+    // NOTE: a room is its players' tenant: a room of 20 players shares one turn of the ring with a lone player's.
+    const jobId = await this.guesses.submit(guess.player, guess, guess.room === undefined ? undefined : { tenant: guess.room });
     if (wait !== '1' && wait !== 'true') return { jobId };
     const info = await this.guesses.waitFor(jobId, { timeoutMs: WAIT_MS }).catch((err: { code?: string }) => {
       if (err?.code === 'TIMEOUT') return null;

@@ -7,6 +7,7 @@
 //
 //   npm run build && node bench/tools/instructions.js [path/to/another/build]
 //   ECHOMQ_COMPAT=echomq node bench/tools/instructions.js   (the same with the module option compat: 'echomq')
+//   ECHOMQ_TENANTS=50 node bench/tools/instructions.js      (the 1,000 lanes spread over 50 tenants)
 //
 // The optional argument is another copy of the package (a folder with dist/ and lua/, e.g. a
 // checkout of an older commit, built) to compare with; by default the working tree's dist/.
@@ -69,10 +70,15 @@ async function main() {
     const compat = process.env.ECHOMQ_COMPAT ? { compat: process.env.ECHOMQ_COMPAT } : {};
     const lanes = new LanesService(client, resolveEchoMqOptions({ logger: quiet, ...compat }));
     const Q = 'ir';
+    const tenants = Number(process.env.ECHOMQ_TENANTS || 0);
     const fill = async (n, L) => {
       for (let i = 0; i < n; i += 1000) {
         const items = [];
-        for (let j = i; j < Math.min(n, i + 1000); j++) items.push({ group: `lane-${j % L}`, payload: payload(j, `lane-${j % L}`) });
+        for (let j = i; j < Math.min(n, i + 1000); j++) {
+          const item = { group: `lane-${j % L}`, payload: payload(j, `lane-${j % L}`) };
+          if (tenants > 0) item.opts = { tenant: `tenant-${(j % L) % tenants}` };
+          items.push(item);
+        }
         await lanes.submitMany(Q, items);
       }
     };

@@ -4,3 +4,4 @@ export * from './echomq-module-options.interface';
 export * from './lane-consumer-options.interface';
 export * from './job-info.interface';
 export * from './queue-event.interface';
+export * from './tenant-info.interface';

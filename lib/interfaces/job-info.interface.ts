@@ -41,6 +41,10 @@ export interface LanePosition {
   exact: boolean;
   /** `ahead` ÷ the queue's completion rate over the last minute; null without a rate. */
   estimatedWaitMs: number | null;
+  /** Its lane's tenant; null when it has none (then `ringIndex` is the lane's own place). */
+  tenant: string | null;
+  /** Under a tenant: its lane's place on the tenant's ring (`ringIndex` is then the tenant's place on the queue's ring); null otherwise or while out of it. */
+  tenantRingIndex: number | null;
 }
 
 /** The queue's counters and sizes ({@link LanesService.stats}). */
@@ -62,6 +66,8 @@ export interface QueueStats {
   pausedLanes: number;
   /** The whole queue is paused (pauseQueue, or the EchoMQ reference's meta field `paused`). */
   paused: boolean;
+  /** The queue's ceiling on its active jobs over all lanes and tenants (`queueLimit`); null when none. */
+  limit: number | null;
   /** Completions per second over the last 60 s (server clock). */
   completedPerSec: number;
 }

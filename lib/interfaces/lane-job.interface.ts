@@ -40,6 +40,8 @@ export interface LaneInfo {
   pausedUntil: number | null;
   /** The reason given to `pause`, while the lane is paused; null when none. */
   pauseReason: string | null;
+  /** The lane's tenant (see `SubmitOptions.tenant`); null when it has none. */
+  tenant: string | null;
 }
 
 /** A lane's rate ceiling: at most `max` jobs claimed in any window of `perMs` ms. */

@@ -8,6 +8,12 @@ export interface SubmitOptions {
   maxAttempts?: number;
   /** Admit the job into its lane only after this many ms (integer >= 0). @default 0 */
   delayMs?: number;
+  /**
+   * The lane's tenant (an account, a workspace; a name by the group rules): the tenant's lanes
+   * share one turn of the queue's ring. Set by the submit that creates the lane; naming another
+   * tenant for a lane that holds jobs rejects. Left out, the job goes to the lane whatever its tenant.
+   */
+  tenant?: string;
 }
 
 /** One item of {@link LanesService.submitMany}. */

@@ -1,9 +1,9 @@
 import { SUBMIT_CHUNK } from '../echomq.constants';
-import { idsExhausted, invalidArgument } from '../echomq.messages';
+import { idsExhausted, invalidArgument, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
-import type { AdmitArgs } from '../scripts/lane-scripts';
+import type { AdmitArgs, AdmitReply, TenantRefusal } from '../scripts/lane-scripts';
 import { checkDedupKey, checkJobId, checkName, checkOptInt, checkOptions, encodePayload } from '../validation/validate';
 import { captureTraceContext } from '../tracing/job-tracing';
 import type { LaneContext } from './lane-context';
@@ -19,7 +19,7 @@ export class LaneAdmission {
     const k = this.ctx.keysOf(queue);
     const job = this.admitArgs(k.queue, group, payload, opts);
     for (let i = 0; ; i++) {
-      const r = await this.ctx.scripts.submit(k, job);
+      const r = this.admitted(k.queue, [job], '', await this.ctx.scripts.submit(k, job));
       if (r.status !== 'collide') return this.ctx.durability.confirm('submit', k.queue, r.id);
       // NOTE: the id is another job's; returning it would drop this job while claiming success.
       if (i >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
@@ -38,11 +38,32 @@ export class LaneAdmission {
       }
       return this.admitArgs(k.queue, item.group, item.payload, item.opts, `items[${i}].`);
     });
+    // NOTE: a lane's tenant is checked by the script of each chunk; two chunks naming two tenants
+    // for one lane would pass them one at a time, so the call refuses that here, before a write.
+    const named = new Map<string, string>();
+    jobs.forEach((job, i) => {
+      if (job.tenant === undefined) return;
+      const other = named.get(job.group);
+      if (other !== undefined && other !== job.tenant) {
+        throw new EchoMqError(tenantTaken(`items[${i}].opts.tenant`, job.group, job.tenant, other), { argument: `items[${i}].opts.tenant`, queue: k.queue });
+      }
+      named.set(job.group, job.tenant);
+    });
+    // NOTE: a call of many chunks naming tenants checks every chunk before it writes one, so one
+    // refused item refuses the whole call (a writer between the checks and the writes can still
+    // make a later chunk refuse).
+    if (jobs.length > SUBMIT_CHUNK && named.size > 0) {
+      for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
+        const chunk = jobs.slice(start, start + SUBMIT_CHUNK);
+        this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk, true), start);
+      }
+    }
     const ids = new Array<string>(jobs.length);
     for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
       let batch = jobs.slice(start, start + SUBMIT_CHUNK).map((job, j) => ({ job, at: start + j }));
       for (let attempt = 0; batch.length > 0; attempt++) {
-        const results = await this.ctx.scripts.submitMany(k, batch.map((b) => b.job));
+        const chunk = batch.map((b) => b.job);
+        const results = this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk), batch[0].at);
         const again: typeof batch = [];
         results.forEach((r, j) => {
           if (r.status === 'collide') {
@@ -59,6 +80,15 @@ export class LaneAdmission {
     return this.ctx.durability.confirm('submitMany', k.queue, ids);
   }
 
+  /** A script's results, or the EchoMqError of a tenant it refused (`list` names submitMany's items; `first` is the chunk's offset). */
+  private admitted<T>(queue: string, jobs: AdmitArgs[], list: string, reply: AdmitReply<T>, first = 0): T {
+    if (typeof reply !== 'object' || reply === null || !('refused' in reply)) return reply as T;
+    const { item, current } = (reply as { refused: TenantRefusal }).refused;
+    const argument = list === '' ? 'opts.tenant' : `${list}[${first + item}].opts.tenant`;
+    const job = jobs[item];
+    throw new EchoMqError(tenantTaken(argument, job.group, job.tenant ?? '', current), { argument, queue });
+  }
+
   /** Checks one job's arguments (names prefixed with `argPrefix` inside submitMany) and mints its id. */
   private admitArgs(queue: string, group: unknown, payload: unknown, rawOpts: unknown, argPrefix = ''): AdmitArgs {
     const g = checkName(argPrefix + 'group', group, queue);
@@ -70,6 +100,13 @@ export class LaneAdmission {
     const maxAttempts = checkOptInt(argPrefix + 'opts.maxAttempts', opts.maxAttempts, 1, 1_000_000, queue) ?? 0;
     const json = encodePayload(payload, this.ctx.options.maxPayloadBytes, queue, argPrefix + 'payload');
     const args: AdmitArgs = { id, group: g, payload: json, dedupKey, delayMs, maxAttempts, own };
+    if (opts.tenant !== undefined) {
+      // NOTE: the reference has no tenants, and its scripts would serve the lane off the ring.
+      if (this.ctx.options.compat === 'echomq') {
+        throw new EchoMqError(tenantsInCompat(argPrefix === '' ? 'submit' : 'submitMany'), { code: 'MISCONFIGURED', argument: argPrefix + 'opts.tenant', queue });
+      }
+      args.tenant = checkName(argPrefix + 'opts.tenant', opts.tenant, queue);
+    }
     const tc = captureTraceContext();
     // NOTE: the trace context rides in the row with the payload, within the payload limit: when
     // both would not fit, the job goes untraced rather than refused.

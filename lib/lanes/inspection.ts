@@ -104,6 +104,7 @@ export class LaneInspection {
       ringLength: s.ringLength,
       pausedLanes: s.pausedLanes,
       paused: s.paused,
+      limit: s.limit,
       completedPerSec: s.completedLastMinute / 60,
     };
   }

@@ -21,7 +21,8 @@ export class LaneJobs {
     // NOTE: the rate is that of the queue's current busy spell (presentRate.lua), not the minute's
     // average, which a quiet stretch before a burst would dilute: wait = ahead x span / count.
     const estimatedWaitMs = p.rateCount > 0 ? Math.round((p.ahead * p.rateSpanMs) / p.rateCount) : null;
-    return { laneRank: p.laneRank, ringIndex: p.ringIndex, ringLength: p.ringLength, ahead: p.ahead, exact: p.exact, estimatedWaitMs };
+    return { laneRank: p.laneRank, ringIndex: p.ringIndex, ringLength: p.ringLength, ahead: p.ahead, exact: p.exact, estimatedWaitMs,
+      tenant: p.tenant, tenantRingIndex: p.tenantRingIndex };
   }
 }
 

@@ -15,7 +15,7 @@ const ERROR_LOG_EVERY_MS = 60_000;
 
 /**
  * @internal The EchoMQ metrics in a prom-client registry. The queue's totals and gauges are read
- * from the server when the registry is scraped (one `stats` and one `topLanes` call per queue, shared
+ * from the server when the registry is scraped (one `stats`, one `topLanes` and one `topTenants` call per queue, shared
  * by every metric of that scrape), so every process reports the same numbers and adding pods never
  * double-counts; the histograms are this process's own, fed by its claim loops.
  */
@@ -23,6 +23,7 @@ const ERROR_LOG_EVERY_MS = 60_000;
 export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
   private readonly registry: Registry;
   private readonly topCount: number;
+  private readonly topTenantCount: number;
   private readonly logger: LoggerService;
   private metrics: { name: string }[] = [];
   private removeObserver?: () => void;
@@ -37,6 +38,7 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
   ) {
     this.registry = options.registry ?? globalRegistry;
     this.topCount = options.topLanes ?? 10;
+    this.topTenantCount = options.topTenants ?? 10;
     this.logger = echoMqLogger(lanes.settings);
   }
 
@@ -87,6 +89,16 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
         for (const s of snaps) for (const l of s.top) this.set({ queue: s.queue, lane: l.group }, l.pending);
       },
     });
+    const tenantPending = new Gauge({
+      name: 'echomq_tenant_pending',
+      help: 'Pending jobs of the queue\'s tenants with the most pending, summed over their lanes (only those: the cardinality stays bounded).',
+      labelNames: ['queue', 'tenant'], registers,
+      async collect() {
+        const snaps = await collector.read();
+        this.reset();
+        for (const s of snaps) for (const t of s.topTenants) this.set({ queue: s.queue, tenant: t.tenant }, t.pending);
+      },
+    });
     const wait = new Histogram({
       name: 'echomq_wait_seconds',
       help: 'Submitted or due → claimed, by the server clock, of the jobs this process runs (a retry, a reap or a hand-back: from when it was back in its lane).',
@@ -97,7 +109,7 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
       help: 'Handler run time in this process, by outcome (completed: returned, failed: threw).',
       labelNames: ['queue', 'outcome'], buckets: HANDLER_BUCKETS, registers,
     });
-    this.metrics = [jobsTotal, jobs, lanes, lanePending, wait, handler] as unknown as { name: string }[];
+    this.metrics = [jobsTotal, jobs, lanes, lanePending, tenantPending, wait, handler] as unknown as { name: string }[];
     this.removeObserver = this.observers.add({
       started: (job, waitMs) => {
         if (waitMs !== undefined) wait.observe({ queue: job.queue }, waitMs / 1000);
@@ -131,10 +143,11 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
   private async readAll(): Promise<QueueSnapshot[]> {
     const out = await Promise.all(this.queues().map(async (queue): Promise<QueueSnapshot | undefined> => {
       try {
-        const [stats, top] = await Promise.all([
+        const [stats, top, topTenants] = await Promise.all([
           this.lanes.stats(queue), this.topCount > 0 ? this.lanes.topLanes(queue, this.topCount) : Promise.resolve([]),
+          this.topTenantCount > 0 ? this.lanes.topTenants(queue, this.topTenantCount) : Promise.resolve([]),
         ]);
-        return { queue, stats, top };
+        return { queue, stats, top, topTenants };
       } catch (err) {
         const now = Date.now();
         if (now - this.lastErrorLog >= ERROR_LOG_EVERY_MS) {

@@ -13,12 +13,14 @@ import { ECHOMQ_METRICS_OPTIONS, EchoMqMetricsOptions } from './echomq-metrics.o
 export class EchoMqMetricsModule {
   /**
    * Registers the metrics.
-   * @param options registry, queues and how many top lanes to report
+   * @param options registry, queues and how many top lanes and top tenants to report
    */
   static forRoot(options: EchoMqMetricsOptions = {}): DynamicModule {
-    const top = options.topLanes;
-    if (top !== undefined && (!Number.isSafeInteger(top) || top < 0 || top > 1_000)) {
-      throw new EchoMqError(invalidArgument('topLanes', 'must be an integer from 0 to 1,000', top), { argument: 'topLanes' });
+    for (const name of ['topLanes', 'topTenants'] as const) {
+      const top = options[name];
+      if (top !== undefined && (!Number.isSafeInteger(top) || top < 0 || top > 1_000)) {
+        throw new EchoMqError(invalidArgument(name, 'must be an integer from 0 to 1,000', top), { argument: name });
+      }
     }
     return {
       module: EchoMqMetricsModule,

@@ -8,6 +8,8 @@ export interface EchoMqMetricsOptions {
   queues?: string[];
   /** How many of each queue's lanes with the most pending jobs `echomq_lane_pending` reports (0..1,000). @default 10 */
   topLanes?: number;
+  /** How many of each queue's tenants with the most pending jobs `echomq_tenant_pending` reports (0..1,000). @default 10 */
+  topTenants?: number;
 }
 
 /** @internal Injection token of the metrics options. */

@@ -15,6 +15,7 @@ export const LANE_QUEUE_METHODS = [
   'weight', 'limit', 'rate', 'pause', 'resume', 'pauseQueue', 'resumeQueue',
   'lane', 'lanes', 'ring', 'peek', 'scanLanes', 'topLanes', 'job', 'position', 'waitFor', 'dead', 'stats',
   'cancel', 'drain', 'clean', 'obliterate', 'progress',
+  'tenantWeight', 'tenantLimit', 'pauseTenant', 'resumeTenant', 'tenant', 'topTenants', 'queueLimit',
 ] as const satisfies readonly QueueMethodName[];
 
 /** @internal Queue methods of `LanesService` a handle leaves out on purpose (internal ones). */

@@ -13,6 +13,8 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   'evalsha', 'eval', 'brpop', 'hgetall', 'info', 'ping', 'subscribe', 'unsubscribe', 'zscan', 'zrevrange',
   // called inside the scripts
   'time', 'exists', 'del', 'pexpire', 'pttl', 'publish', 'incrby', 'mget',
+  // get, set: a lane's tenant (emq:{q}:g:<group>:tenant)
+  'get', 'set',
   'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hincrby', 'hkeys', 'hlen', 'hexists',
   'llen', 'lindex', 'lpos', 'lrange', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem', 'ltrim',
   'sadd', 'srem', 'sismember', 'smembers', 'scard',

@@ -29,6 +29,8 @@ export class LaneKeys {
   readonly timers: string;
   /** The queue's meta hash: field `paused` is the queue-wide pause (where the EchoMQ reference keeps it). */
   readonly meta: string;
+  /** The tenants that have lanes with jobs or settings (a set; see lua/includes/laneRing.lua). */
+  readonly tenants: string;
   /** The flat pending set of group-less jobs (the EchoMQ reference's plain queue; compat mode keeps them there). */
   readonly flatPending: string;
   /** The processes listening to the queue's events: token -> 1, expiring unless renewed (see includes/queueEvent). */
@@ -59,6 +61,7 @@ export class LaneKeys {
     this.flatPending = this.base + 'pending';
     this.listeners = this.base + 'listeners';
     this.eventsChannel = this.base + 'events';
+    this.tenants = this.base + 'tenants';
   }
 
   /** The lane (pending set) of a group. */
@@ -69,6 +72,31 @@ export class LaneKeys {
   /** The sliding log of a rate-limited lane's claim times (newest first, at most `max` long). */
   rateLog(group: string): string {
     return `${this.base}g:${group}:rate`;
+  }
+
+  /** A lane's tenant (a string), set while the lane has one (see lua/includes/laneRing.lua). */
+  laneTenant(group: string): string {
+    return `${this.base}g:${group}:tenant`;
+  }
+
+  /** A tenant's own ring of its serviceable lanes (a list; the queue's ring holds the tenant's entry). */
+  tenantRing(tenant: string): string {
+    return `${this.base}t:${tenant}:ring`;
+  }
+
+  /** The members of a tenant's ring, for O(1) membership (lanes its rate parked stay in it). */
+  tenantRingSet(tenant: string): string {
+    return `${this.base}t:${tenant}:ringset`;
+  }
+
+  /** A tenant's settings and active count (a hash: weight, limit, active, paused, until, reason). */
+  tenantInfo(tenant: string): string {
+    return `${this.base}t:${tenant}:info`;
+  }
+
+  /** A tenant's lanes that hold jobs or settings (a set). */
+  tenantLanes(tenant: string): string {
+    return `${this.base}t:${tenant}:lanes`;
   }
 
   /** The row of a job. */
@@ -91,6 +119,9 @@ export class LaneKeys {
     return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:*`;
   }
 }
+
+/** @internal A tenant's entry on the queue's ring: '{t}' cannot open a group name (no '{' in names). */
+export const tenantEntry = (tenant: string): string => `{t}${tenant}`;
 
 /** @internal The hash of the job-id node leases, one per prefix (see lua/nodeLease-1.lua). */
 export const nodeLeaseKey = (prefix: string): string => `${prefix}:node-leases`;

@@ -32,13 +32,15 @@ export interface LocatedJob {
   /** Completions of the queue's current busy spell, and the ms they took (presentRate.lua). */
   rateCount: number;
   rateSpanMs: number;
+  tenant: string | null;
+  tenantRingIndex: number | null;
 }
 
 /** @internal readStats' reply. */
 export interface StatsRow {
   submitted: number; completed: number; retried: number; deadTotal: number; reaped: number;
   scheduled: number; active: number; dead: number; lanes: number; ringLength: number; pausedLanes: number;
-  completedLastMinute: number; paused: boolean; cancelled: number;
+  completedLastMinute: number; paused: boolean; cancelled: number; limit: number | null;
 }
 
 /** @internal The flat reply of readJob/watchJob (see lua/includes/readJob.lua); null for an empty one. */

@@ -3,9 +3,9 @@ import type { LaneKeys } from '../redis/lane-keys';
 
 /**
  * @internal The values one lane row takes in a script reply (see lua/includes/laneRow.lua): group,
- * pending, active, weight, limit, paused, inRing, rateMax, ratePerMs, pausedUntil, pauseReason.
+ * pending, active, weight, limit, paused, inRing, rateMax, ratePerMs, pausedUntil, pauseReason, tenant.
  */
-export const LANE_ROW_WIDTH = 11;
+export const LANE_ROW_WIDTH = 12;
 
 /**
  * @internal The keys laneRow reads, in the order every script that includes it declares them first:
@@ -31,6 +31,7 @@ export function toLaneInfo(r: unknown[], at = 0): LaneInfo {
     rate: rateMax < 0 ? null : { max: rateMax, perMs: Number(r[at + 8]) },
     pausedUntil: pausedUntil < 0 ? null : pausedUntil,
     pauseReason: reason ? reason : null,
+    tenant: r[at + 11] ? String(r[at + 11]) : null,
   };
 }
 

@@ -22,6 +22,8 @@ export interface AdmitArgs {
   own: boolean;
   /** The submit's trace context (W3C), when tracing is on and a span was active. */
   tc?: string;
+  /** The lane's tenant the submit named. */
+  tenant?: string;
 }
 
 /** @internal What a submit script said of one job. */
@@ -29,6 +31,15 @@ export interface AdmitResult {
   status: 'ok' | 'dup' | 'collide';
   id: string;
 }
+
+/** @internal A submit refused because its lane holds jobs under another tenant (`current`, '' for none); `item` is 0-based. */
+export interface TenantRefusal {
+  item: number;
+  current: string;
+}
+
+/** @internal What a submit script answered: one result per job, or the refusal of the whole call. */
+export type AdmitReply<T> = T | { refused: TenantRefusal };
 
 /** @internal Backoff and attempts a fail call applies. */
 export interface FailPolicy {
@@ -78,6 +89,13 @@ export const SCRIPT_OF = {
   obliterate: 'obliterateQueue',
   progress: 'reportProgress',
   listen: 'announceListener',
+  tenantWeight: 'tenantWeight',
+  tenantLimit: 'tenantLimit',
+  pauseTenant: 'pauseTenant',
+  resumeTenant: 'resumeTenant',
+  tenant: 'tenantInfo',
+  queueLimit: 'queueLimit',
+  topTenants: 'topTenants',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -90,7 +108,8 @@ export interface Served {
 /** @internal The last_error of a job dead-lettered because its payload does not parse. */
 export const NOT_JSON_REASON = 'payload is not JSON';
 
-type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
+/** @internal A script's name (its file without the key count). */
+export type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
 type Reply = unknown;
 
 interface RunOptions {
@@ -128,11 +147,12 @@ export class LaneScripts {
   }
 
   /**
-   * Runs a script within callTimeoutMs (unless `unbounded`: the library's own bookkeeping, whose
+   * @internal Runs a script within callTimeoutMs (unless `unbounded`: the library's own bookkeeping, whose
    * late answer must still be taken); a server error becomes an EchoMqError naming `op`, `queue` and
    * the key `prefix` (for ACL advice). `onLate` gets a reply that came after the caller gave up.
+   * Public for the calls of one role kept in a file of their own (tenant-scripts.ts).
    */
-  private async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[],
+  async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[],
     { prefix = keys[0].slice(0, keys[0].indexOf(':{')), unbounded = false, onLate }: RunOptions = {}): Promise<Reply> {
     const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name, this.compat)];
     try {
@@ -155,27 +175,34 @@ export class LaneScripts {
     };
   }
 
-  async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitResult> {
+  async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitReply<AdmitResult>> {
+    const args: (string | number)[] = [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'];
+    if (job.tc !== undefined || job.tenant !== undefined) args.push(job.tc ?? '');
+    if (job.tenant !== undefined) args.push(job.tenant);
     const reply = (await this.run('submit', k.queue, 'submit',
       [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats],
-      job.tc === undefined
-        ? [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0']
-        : [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0', job.tc])) as string[];
+      args)) as string[];
+    if (reply[0] === 'tenant') return { refused: { item: 0, current: reply[1] } };
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
 
-  async submitMany(k: LaneKeys, jobs: AdmitArgs[]): Promise<AdmitResult[]> {
-    const args: (string | number)[] = [k.base, jobs.length];
-    // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one.
-    const traced = jobs.some((j) => j.tc !== undefined);
+  /** Admits a chunk; `checkOnly`: only checks the tenants it names (nothing written; [] when they pass). */
+  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false): Promise<AdmitReply<AdmitResult[]>> {
+    const args: (string | number)[] = [k.base, checkOnly ? `?${jobs.length}` : jobs.length];
+    // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
+    // a 9th (its tenant) only when some job names one.
+    const tenanted = jobs.some((j) => j.tenant !== undefined);
+    const traced = tenanted || jobs.some((j) => j.tc !== undefined);
     for (const j of jobs) {
       args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
       if (traced) args.push(j.tc ?? '');
+      if (tenanted) args.push(j.tenant ?? '');
     }
     const reply = (await this.run('submitMany', k.queue, 'submitMany',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as string[];
+      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as (string | number)[];
+    if (reply[0] === 'tenant') return { refused: { item: Number(reply[1]) - 1, current: String(reply[2]) } };
     const out: AdmitResult[] = [];
-    for (let i = 0; i < reply.length; i += 2) out.push({ status: reply[i] as AdmitResult['status'], id: reply[i + 1] });
+    for (let i = 0; i < reply.length; i += 2) out.push({ status: reply[i] as AdmitResult['status'], id: String(reply[i + 1]) });
     return out;
   }
 
@@ -394,11 +421,12 @@ export class LaneScripts {
   async locate(k: LaneKeys, id: string, exactUpTo: number): Promise<LocatedJob | null> {
     const r = (await this.run('position', k.queue, 'locateJob',
       [k.job(id), k.ring, k.ringSet, k.stats, k.timers, k.rate, k.pauseInfo, k.paused, k.limit, k.gactive, k.wake, k.index, k.weight],
-      [k.base, id, exactUpTo])) as number[];
+      [k.base, id, exactUpTo])) as (number | string)[];
     if (r.length === 0) return null;
     return {
       laneRank: Number(r[0]), ringIndex: Number(r[1]) < 0 ? null : Number(r[1]), ringLength: Number(r[2]),
       ahead: Number(r[3]), exact: Number(r[4]) === 1, rateCount: Number(r[5]), rateSpanMs: Number(r[6]),
+      tenant: r[7] ? String(r[7]) : null, tenantRingIndex: Number(r[8] ?? -1) < 0 ? null : Number(r[8]),
     };
   }
 
@@ -417,6 +445,7 @@ export class LaneScripts {
       submitted: r[0], completed: r[1], retried: r[2], deadTotal: r[3], reaped: r[4], scheduled: r[5], active: r[6],
       dead: r[7], lanes: r[8], ringLength: r[9], pausedLanes: r[10], completedLastMinute: r[11],
       paused: r[12] === 1, cancelled: r[13],
+      limit: r[14] < 0 ? null : r[14],
     };
   }
 

@@ -2,7 +2,7 @@
 --- @include "wakeBefore"
 --- @include "queueEvent"
 --[[
-  admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys, tc, deferJoin)
+  admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys, tc, deferJoin, tenant)
     -> status, id, laneKey (the lane's key when the job went into its lane, else nil)
   Admits one job: a row `job:<id>`, then either its lane (score 0, so ZPOPMIN serves mint order)
   or the schedule when it is delayed. A live (or kept completed) job under the same caller-given id
@@ -13,9 +13,11 @@
   given, so a job without tracing costs nothing more.
   `deferJoin`: the caller puts the lane on the ring itself once it knows the lane's depth (see
   submitMany); otherwise a job admitted to its lane goes through ringJoin here.
+  `tenant` (nil or '' for none): the tenant the submit named, kept in row field `held` (see
+  laneRing); the caller has checked it and adopts it for the lane.
 ]]
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
-                     ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc, deferJoin)
+                     ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc, deferJoin, tenant)
   if dedup ~= '' then
     -- A kept completion's key is not in the dedup hash but in its own key (see completeJob).
     local existing = rcall('HGET', dedupKey, dedup) or rcall('HGET', base .. 'kept:' .. dedup, 'id')
@@ -37,7 +39,12 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   -- library minted is in the id (its mint time). An id the caller gave may have been minted long
   -- before, so its submit time is kept (`at`, server clock). last_error stays (empty) because the
   -- contract's row has it. Optional fields only when set, all in one HSET.
-  if (tc and tc ~= '') or maxAttempts > 0 or dedup ~= '' or own then
+  local tenanted = tenant and tenant ~= ''
+  local others = (tc and tc ~= '') or maxAttempts > 0 or dedup ~= '' or own
+  if tenanted and not others then
+    -- NOTE: a tenant's common row, as cheap as the one below (no table of fields).
+    rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '', 'held', '0' .. tenant)
+  elseif others or tenanted then
     local fields = { 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '' }
     if own then
       fields[#fields + 1] = 'at'
@@ -54,6 +61,10 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     if dedup ~= '' then
       fields[#fields + 1] = 'dedup'
       fields[#fields + 1] = dedup
+    end
+    if tenanted then
+      fields[#fields + 1] = 'held'
+      fields[#fields + 1] = '0' .. tenant
     end
     rcall('HSET', jobKey, unpack(fields))
   else

@@ -5,12 +5,13 @@
 --- @include "queueEvent"
 --[[
   completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
-              ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0
+              ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0, queueLimited
+  (the second: the row was served under a queue ceiling, so the caller asks queueRoom)
   Completes one job held under `token` (0, changing nothing, when the token is stale or the job
   unknown). Without keepMs the row is deleted; with it the row stays keepMs ms with state
   `completed`, `done` (finishedAt) and `result` ('' for none), and its dedup key points at it from
   `kept:<dedupKey>` (expiring with the row) so a submit with the same jobId or dedupKey returns this
-  id. The lane's active count drops, a lane held at its ceiling rejoins the ring, an idle lane
+  id. The lane's active count drops (and its tenant's, named by the row's `held`: see laneRing), a lane held at its ceiling rejoins the ring, an idle lane
   without settings leaves the index, and a waiter (row field `waited`) is told. The caller counts
   the completions (countCompleted).
   A row a waiter marked is kept no longer than any other (keepMs): the outcome a waiter is told goes
@@ -44,7 +45,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   -- NOTE: in a batch, the row of a job completed earlier in it is deleted only at its end, so its
   -- second ack in the same batch is refused here.
   if completeBatch and completeBatch.seen[id] then return 0 end
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'held')
   if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
   local group = row[3]
   local left
@@ -55,6 +56,10 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   else
     left = releaseActive(gactiveKey, activeKey, group, id)
   end
+  -- NOTE: `held` (see laneRing): whether a queue ceiling counted the job, and its tenant.
+  local held = row[6]
+  local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+  if heldTenant then tenantOps().release(base, heldTenant, 1, ringKey, ringSetKey, wakeKey) end
   local nowText
   if keepMs > 0 or row[5] then nowText = string.format('%d', now) end
   local full
@@ -80,7 +85,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
       result = result }, keepMs < WAITED_KEEP_MS and WAITED_KEEP_MS or nil)
   end
   reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
-  if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey) end
+  if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, heldTenant) end
   if eventsHeard ~= false then queueEvent(base, 'completed', id, group, 'attempt', token) end
-  return 1
+  return 1, held and string.byte(held) == 49
 end

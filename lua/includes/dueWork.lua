@@ -1,7 +1,8 @@
 --- @include "laneTimers"
 --- @include "promoteDue"
 --[[
-  dueWork(base, now, promoteMax, k, present) -> nextDue (-1 when none), timerAt (-1 when none), rated, halted
+  dueWork(base, now, promoteMax, k, present) -> nextDue (-1 when none), timerAt (-1 when none), rated, halted,
+    queueLimit (field `limit` of emq:{q}:meta, see queueLimit; nil when none)
   What a claim does before it serves: promote due scheduled jobs and apply due lane timers (timed
   pause ends, rate-window reopenings); returns when the next scheduled job and the next lane timer
   fall due, and whether any lane has a rate (see laneTimers). `halted` is true while the whole
@@ -21,11 +22,12 @@ local function dueWork(base, now, promoteMax, k, present)
   present = present or rcall('EXISTS', k.schedule, k.timers, k.meta)
   local moved, nextDue, timerAt, rated = 0, -1, -1, false
   if present == 0 then return nextDue, timerAt, rated, false end
-  if rcall('HEXISTS', k.meta, 'paused') == 1 then return nextDue, timerAt, rated, true end
+  local meta = rcall('HMGET', k.meta, 'paused', 'limit')
+  if meta[1] then return nextDue, timerAt, rated, true end
   moved, nextDue = promoteDue(base, now, promoteMax, k.schedule, k.ring, k.ringset, k.paused,
     k.glimit, k.gactive, k.wake, k.lanes, k)
   if present >= 2 or (moved == 0 and nextDue < 0) then
     timerAt, rated = laneTimers(base, now, k)
   end
-  return nextDue, timerAt, rated, false
+  return nextDue, timerAt, rated, false, tonumber(meta[2])
 end

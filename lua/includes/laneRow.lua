@@ -1,9 +1,12 @@
 --- @include "compatMode"
+--- @include "laneRing"
 --[[
   laneRow(base, group, now, keys, out) -> appends one lane's LaneInfo row to `out`
   The one reader of a lane's state for people and tools (lane, lanes and the lane scans), so every
   read reports the same shape: group, pending, active, weight, limit (-1 none), paused (0/1),
-  inRing (0/1), rateMax (-1 none), ratePerMs (-1 none), pausedUntil (-1 none), pauseReason ('' none).
+  inRing (0/1), rateMax (-1 none), ratePerMs (-1 none), pausedUntil (-1 none), pauseReason ('' none),
+  tenant ('' none). A lane under a tenant is inRing while it is on its tenant's ring and the
+  tenant's entry on the queue's (see laneRing).
   `keys` names the queue's hashes and sets: ringset, paused, glimit, gactive, gweight, grate, gpause,
   timers, ring (in compat mode inRing is read from the ring list, O(ring length)). The lane key
   is derived from `base`, which the caller has pinned to a declared key.
@@ -18,10 +21,12 @@ local function laneRow(base, group, now, keys, out)
   local limit = tonumber(rcall('HGET', keys.glimit, group))
   local paused = rcall('SISMEMBER', keys.paused, group) == 1
   local inRing
+  local _, set, tenant = laneRing(base, group, keys.ring, keys.ringset)
   if compatMode() then
     inRing = rcall('LPOS', keys.ring, group) ~= false
   else
-    inRing = rcall('SISMEMBER', keys.ringset, group) == 1
+    inRing = rcall('SISMEMBER', set, group) == 1
+    if inRing and tenant then inRing = rcall('SISMEMBER', keys.ringset, TENANT_MARK .. tenant) == 1 end
   end
   local rateMax, ratePer = -1, -1
   local rate = rcall('HGET', keys.grate, group)
@@ -65,4 +70,5 @@ local function laneRow(base, group, now, keys, out)
   out[#out + 1] = ratePer
   out[#out + 1] = pausedUntil
   out[#out + 1] = reason
+  out[#out + 1] = tenant or ''
 end

@@ -6,8 +6,8 @@
   rated lane, whose join scans the ring), and returns when the next one falls due, so an idle
   consumer can block until then. `p:<group>` ends a timed pause (the lane resumes
   exactly as resume would); `r:<group>` reopens a lane its rate had parked (it leaves the ring
-  set it was kept in and rejoins the ring at the tail when serviceable). `rated` tells whether any
-  lane of the queue has a rate ceiling. While one has, the set holds a marker member '~rate' with a
+  set it was kept in, its tenant's under a tenant, and rejoins the ring at the tail when serviceable). `rated` tells whether any
+  lane of the queue has a rate ceiling. `t:<tenant>` ends a tenant's timed pause (see pauseTenant). While one has, the set holds a marker member '~rate' with a
   score no clock reaches, so a queue with neither timers nor rates pays this one read and no more.
   `k` names the keys: timers, grate, gpause, paused, ring, ringset, glimit, gactive, wake, lanes, gweight.
 ]]
@@ -23,11 +23,17 @@ local function laneTimers(base, now, k)
     for i = 1, #due do
       local member = due[i]
       local group = string.sub(member, 3)
-      local pause = string.sub(member, 1, 2) == 'p:'
+      local kind = string.sub(member, 1, 2)
+      local pause = kind == 'p:'
       -- NOTE: in compat mode a lane its rate parked may be on the ring list or not (another writer
       -- may have put it back), so its join scans the ring (LPOS, about 2 ms at 100,000 lanes): at
       -- most 2 such joins a call keep the call near 5 ms; the others wait for the next call.
-      if pause or not compatMode() or scans < 2 then
+      if kind == 't:' then
+        -- NOTE: a tenant's timed pause ends (see pauseTenant): its entry rejoins the queue's ring.
+        rcall('ZREM', k.timers, member)
+        rcall('HDEL', base .. 't:' .. group .. ':info', 'paused', 'until', 'reason')
+        tenantOps().sync(base, group, k.ring, k.ringset, k.wake)
+      elseif pause or not compatMode() or scans < 2 then
         local placed
         if pause then
           -- NOTE: a lane paused until now is off the ring (both writers keep a paused lane off it), so
@@ -38,7 +44,8 @@ local function laneTimers(base, now, k)
           if not rcall('HGET', k.gactive, group) then indexForget(k.lanes, group, k.paused, k.glimit, k.gweight, k.grate) end
         else
           scans = scans + 1
-          rcall('SREM', k.ringset, group)
+          local _, set = laneRing(base, group, k.ring, k.ringset)
+          rcall('SREM', set, group)
         end
         rcall('ZREM', k.timers, member)
         ringJoin(base, group, k.ring, k.ringset, k.paused, k.glimit, k.gactive, k.wake, false, placed)

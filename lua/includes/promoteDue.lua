@@ -7,7 +7,8 @@
   position (noting the due time in the row: markReady), and rings those lanes. Returns the number moved and the next due time still waiting
   (-1 when none), so an idle consumer knows how long it may block. The earliest entry is read
   first: when nothing is due (the common case) that one read is all it costs. The lane index
-  (indexKey) gains the moved jobs, once per lane. A due id without a row or a group goes where
+  (indexKey) gains the moved jobs, once per lane. A job of a tenant puts its lane back under it
+  (see laneRing). A due id without a row or a group goes where
   strayJob puts it (`strays` names its keys: dead, pending); it joins no lane, so not the index.
 ]]
 local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey, strays)
@@ -22,8 +23,10 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
     local id = due[i]
     local jobKey = base .. 'job:' .. id
     rcall('ZREM', scheduleKey, id)
-    local group = rcall('HGET', jobKey, 'group')
+    local row = rcall('HMGET', jobKey, 'group', 'held')
+    local group = row[1]
     if group then
+      if row[2] and #row[2] > 1 then tenantOps().giveBack(base, jobKey, group, string.sub(row[2], 2), gactiveKey, ringSetKey) end
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, tonumber(due[i + 1]))
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)

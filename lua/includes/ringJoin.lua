@@ -1,6 +1,7 @@
 --- @include "pushWake"
 --- @include "learnSettings"
 --- @include "compatMode"
+--- @include "laneRing"
 --[[
   ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled, placed, tokens)
   Puts a lane on the ring when it is serviceable (non-empty, unpaused, under its ceiling) and not
@@ -18,6 +19,8 @@
   token.
   Every other join reads membership from the ring list (LPOS, O(ring length), as the reference
   does); a lane its rate parked may then rejoin, and the next claim that reaches it parks it again.
+  A lane under a tenant joins its tenant's ring, and the tenant's entry joins the queue's ring
+  when it is not on it and the tenant is open (see laneRing).
   Returns 1 when the lane joined the ring, 0 otherwise.
 ]]
 local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled, placed, tokens)
@@ -43,8 +46,10 @@ local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
   end
   -- NOTE: a lane known to be on the ring (or parked there by its rate) needs no SADD to say so.
   if placed == 'on' then return 0 end
-  if rcall('SADD', ringSetKey, group) == 1 then
-    rcall('RPUSH', ringKey, group)
+  local ring, set, tenant = laneRing(base, group, ringKey, ringSetKey)
+  if rcall('SADD', set, group) == 1 then
+    rcall('RPUSH', ring, group)
+    if tenant then tenantOps().join(base, ringKey, ringSetKey, tenant, nil, true) end
     return 1
   end
   return 0

@@ -2,7 +2,7 @@
 --- @include "indexForget"
 --- @include "numText"
 --[[
-  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x)
+  serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
   ZPOPMIN in mint order (it takes no more than the lane holds), attempt counter bumped (the fencing
   token) and state active in one HSET, the lease queued for the active set (flushLeases writes them,
@@ -16,6 +16,11 @@
   is not served and not dropped: its id goes to the dead set (x.dead), where dead() shows it,
   and the `dead` total (x.stats) counts it; a lane that this leaves with neither pending nor active
   jobs goes through indexForget, as an ack's would.
+  `tenant`: the lane's tenant (nil for none; ringKey/ringSetKey are then its tenant's ring), written
+  into each row served (field `held`, see laneRing), so the ack that ends the job knows whose active count drops;
+  a row never names a tenant its lane does not have (see laneRing's giveBack). `x.queueLimited`:
+  the queue has a ceiling (queueLimit), so each row served is marked (`held` opens with '1'), and the release that
+  ends the job asks whether it made room (see queueRoom); a queue without one reads nothing then.
   Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
   %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
@@ -33,7 +38,7 @@ local function flushLeases(activeKey)
   for i = n, 1, -1 do serveLeases[i] = nil end
 end
 
-local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x)
+local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   if leaseUntil ~= serveLeaseAt then
     serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
   end
@@ -51,7 +56,11 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
       local attempt = (tonumber(row[2]) or 0) + 1
-      rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
+      if tenant or x.queueLimited then
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', (x.queueLimited and '1' or '0') .. (tenant or ''))
+      else
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
+      end
       serveLeases[#serveLeases + 1] = serveLeaseText
       serveLeases[#serveLeases + 1] = id
       out[#out + 1] = id
@@ -85,7 +94,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   if left == 0 and served == 0 then
     -- NOTE: rare (rowless entries, or a lane found empty): `active` is only known under a ceiling.
     local activeNow = limit and active or tonumber(rcall('HGET', gactiveKey, group)) or 0
-    if activeNow == 0 then indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate) end
+    if activeNow == 0 then indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate, tenant or false) end
   end
   if left == 0 or (limit and active + served >= limit) then
     rcall('RPOP', ringKey)

@@ -122,6 +122,20 @@ describe('ACL: least privilege', () => {
     }
     expect(await lanes.complete(q, waited, held!.attempt, { ok: 1 })).toBe(true);
     expect(await waiting).toMatchObject({ state: 'completed', result: { ok: 1 } });
+    // Tenants: a tenant's lanes, its settings and its ceiling, and the queue's ceiling.
+    await call('tenantWeight', () => lanes.tenantWeight(q, 'T', 2));
+    await call('tenantLimit', () => lanes.tenantLimit(q, 'T', 1));
+    await call('queueLimit', () => lanes.queueLimit(q, 100));
+    await lanes.submit(q, 't1', 'tenant job', { tenant: 'T' });
+    await lanes.submitMany(q, [{ group: 't2', payload: 1, opts: { tenant: 'T' } }]);
+    await call('pauseTenant', () => lanes.pauseTenant(q, 'T', { forMs: 60_000, reason: 'acl' }));
+    expect(await call('tenant', () => lanes.tenant(q, 'T'))).toMatchObject({ paused: true, lanes: 2, pending: 2 });
+    expect(await call('topTenants', () => lanes.topTenants(q, 5))).toEqual([{ tenant: 'T', pending: 2 }]);
+    await call('resumeTenant', () => lanes.resumeTenant(q, 'T'));
+    const ofTenant = await lanes.wclaim(q);
+    expect(ofTenant.map((j) => j.group)).toEqual(['t1']);
+    expect(await lanes.complete(q, ofTenant[0].id, ofTenant[0].attempt)).toBe(true);
+    await lanes.queueLimit(q, null);
     await call('pauseQueue', () => lanes.pauseQueue(q));
     expect((await lanes.stats(q)).paused).toBe(true);
     await call('resumeQueue', () => lanes.resumeQueue(q));

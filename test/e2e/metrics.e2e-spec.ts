@@ -56,7 +56,7 @@ describe('@echomq/nestjs/metrics', () => {
 
   it('reads the queue\'s totals and gauges from the server and this process\'s histograms, with the contract\'s names, types and labels', async () => {
     const registry = new Registry();
-    const app = await boot({ registry, topLanes: 2 });
+    const app = await boot({ registry, topLanes: 2, topTenants: 2 });
     const lanes = app.get(LanesService);
     await lanes.submitMany(QUEUE, [
       ...Array.from({ length: 6 }, () => ({ group: 'ok', payload: {} })),
@@ -68,20 +68,29 @@ describe('@echomq/nestjs/metrics', () => {
       await lanes.pause(QUEUE, group);
       await lanes.submitMany(QUEUE, Array.from({ length: n }, () => ({ group, payload: {} })));
     }
+    // Tenants' backlog, summed over their lanes, held by tenant pauses: only the top two reported.
+    for (const [tenant, groups, n] of [['t-big', ['b1', 'b2', 'b3'], 2], ['t-mid', ['m1', 'm2'], 2], ['t-small', ['s1'], 1]] as const) {
+      await lanes.pauseTenant(QUEUE, tenant);
+      for (const group of groups) await lanes.submitMany(QUEUE, Array.from({ length: n }, () => ({ group, payload: {}, opts: { tenant } })));
+    }
     const text = await registry.metrics();
 
     for (const [name, type] of [
       ['echomq_jobs_total', 'counter'], ['echomq_jobs', 'gauge'], ['echomq_lanes', 'gauge'], ['echomq_lane_pending', 'gauge'],
+      ['echomq_tenant_pending', 'gauge'],
       ['echomq_wait_seconds', 'histogram'], ['echomq_handler_seconds', 'histogram'],
     ]) expect(text).toContain(`# TYPE ${name} ${type}\n`);
 
     const q = { queue: QUEUE };
-    expect(sample(text, 'echomq_jobs_total', { ...q, event: 'submitted' })).toBe(16);
+    expect(sample(text, 'echomq_tenant_pending', { ...q, tenant: 't-big' })).toBe(6);
+    expect(sample(text, 'echomq_tenant_pending', { ...q, tenant: 't-mid' })).toBe(4);
+    expect(sample(text, 'echomq_tenant_pending', { ...q, tenant: 't-small' })).toBeUndefined();
+    expect(sample(text, 'echomq_jobs_total', { ...q, event: 'submitted' })).toBe(27);
     expect(sample(text, 'echomq_jobs_total', { ...q, event: 'completed' })).toBe(6);
     expect(sample(text, 'echomq_jobs_total', { ...q, event: 'dead' })).toBe(1);
     expect(sample(text, 'echomq_jobs_total', { ...q, event: 'retried' })).toBe(0);
     expect(sample(text, 'echomq_jobs_total', { ...q, event: 'reaped' })).toBe(0);
-    expect(sample(text, 'echomq_jobs', { ...q, state: 'pending' })).toBe(9);
+    expect(sample(text, 'echomq_jobs', { ...q, state: 'pending' })).toBe(20);
     expect(sample(text, 'echomq_jobs', { ...q, state: 'active' })).toBe(0);
     expect(sample(text, 'echomq_jobs', { ...q, state: 'scheduled' })).toBe(0);
     expect(sample(text, 'echomq_jobs', { ...q, state: 'dead' })).toBe(1);

@@ -110,6 +110,9 @@ describe('sample app (codemojex)', () => {
       [{ player: 'ana', guess: 'abcd' }, /"guess" must be 4 emojis/],
       [{ player: 'ana', guess: '🍎🍌🍇' }, /"guess" must be 4 emojis/],
       [[{ player: 'ana', guess: GUESS }], /body must be a JSON object/],
+      [{ player: 'ana', guess: GUESS, room: '' }, /"room" must be a non-empty string/],
+      [{ player: 'ana', guess: GUESS, room: 'a{b}' }, /"room"/],
+      [{ player: 'ana', guess: GUESS, room: 7 }, /"room"/],
     ];
     for (const [body, message] of cases) {
       const res = await http().post('/guesses').send(body as object).expect(400);
@@ -118,6 +121,16 @@ describe('sample app (codemojex)', () => {
     await http().post('/players/%7Bx%7D/pause').expect(400);
     expect((await http().get('/lanes').expect(200)).body).toEqual([]);
     expect((await http().get('/scores').expect(200)).body).toEqual({ round: 1, guesses: 0, players: [] });
+  });
+
+  it('puts a player in a room (the lane\'s tenant); a player in another room while guesses wait is a 400', async () => {
+    await http().post('/players/zoe/pause').expect(200);
+    await http().post('/guesses').send({ player: 'zoe', guess: GUESS, room: 'blue' }).expect(202);
+    const res = await http().post('/guesses').send({ player: 'zoe', guess: GUESS, room: 'red' }).expect(400);
+    expect(res.body.message).toMatch(/opts\.tenant.*tenant "blue"/);
+    expect((await http().get('/lanes').expect(200)).body).toEqual([expect.objectContaining({ group: 'zoe', tenant: 'blue', pending: 1 })]);
+    await http().post('/players/zoe/resume').expect(200);
+    await eventually('zoe scored', async () => (await http().get('/scores')).body.guesses === 1);
   });
 
   it('shows the lanes, and a paused player\'s guesses wait until they are resumed', async () => {
@@ -129,7 +142,7 @@ describe('sample app (codemojex)', () => {
 
     const lanes = (await http().get('/lanes').expect(200)).body;
     expect(lanes).toEqual([{
-      group: 'zoe', pending: 1, active: 0, weight: 1, limit: null, paused: true, inRing: false, rate: null, pausedUntil: null, pauseReason: null,
+      group: 'zoe', pending: 1, active: 0, weight: 1, limit: null, paused: true, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null,
     }]);
 
     const resumed = await http().post('/players/zoe/resume').expect(200);
@@ -234,6 +247,11 @@ describe('npm run demo', () => {
     for (const r of rows) expect(r.fair).toBeLessThan(r.fifo);
     // It ends on its own, so it prints no dashboard link that would lead nowhere.
     expect(output).not.toMatch(/echomq\?token=/);
+    // The rooms part: the lone player's room gets far more with rooms as tenants than with lanes only.
+    const lone = /^ {2}lone\s+([\d.]+)%\s+([\d.]+)%/m.exec(output);
+    expect(lone).not.toBeNull();
+    expect(Number(lone![1])).toBeGreaterThan(30);
+    expect(Number(lone![2])).toBeLessThan(15);
 
     const port = Number(/started redis-server \S+ on 127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
     expect(port).toBeGreaterThan(0);

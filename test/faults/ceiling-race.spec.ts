@@ -89,3 +89,83 @@ describe('faults: two claimers racing on one lane with a ceiling of 3', () => {
     expect(await admin.lane(q, 'hot')).toMatchObject({ pending: 0, active: 0, limit: ceiling });
   });
 });
+
+/**
+ * Five apps (each its own LanesService on its own connection) fire 30 claims at once (claim,
+ * claimMany and wclaim mixed) at a tenant whose four lanes hold 200 jobs under a tenantLimit of 3,
+ * beside a queue-wide queueLimit of 5 over that tenant and a lane of no tenant; held jobs are
+ * completed between rounds. The ceilings hold after every round and at every server-side sample.
+ */
+describe('faults: 30 concurrent claims from 5 apps against tenantLimit and queueLimit', () => {
+  let server: TestRedisServer;
+  const clients: IORedis[] = [];
+
+  beforeAll(async () => {
+    server = await TestRedisServer.start();
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.quit()));
+    await server.stop();
+  });
+
+  const connect = (): IORedis => {
+    const c = server.client();
+    clients.push(c);
+    return c;
+  };
+
+  it('tenantLimit 3 and queueLimit 5 are never exceeded, and every job is served once', async () => {
+    const q = testQueue();
+    const admin = lanesOn(connect());
+    await admin.tenantLimit(q, 'A', 3);
+    await admin.queueLimit(q, 5);
+    for (let l = 0; l < 4; l++) await admin.weight(q, `a${l}`, 4);
+    const items = [];
+    for (let i = 0; i < 50; i++) for (let l = 0; l < 4; l++) items.push({ group: `a${l}`, payload: { i }, opts: { tenant: 'A' } });
+    for (let i = 0; i < 100; i++) items.push({ group: 'free', payload: { i } });
+    const ids = await admin.submitMany(q, items);
+    const apps = Array.from({ length: 5 }, () => lanesOn(connect()));
+    const sampler = connect();
+    const k = admin.keysOf(q);
+    let sampling = true;
+    let samples = 0;
+    let sampleViolations = 0;
+    const sampling$ = (async () => {
+      while (sampling) {
+        const [tenantActive, queueActive] = await Promise.all([sampler.hget(k.tenantInfo('A'), 'active'), sampler.zcard(k.active)]);
+        samples += 1;
+        if (Number(tenantActive ?? 0) > 3 || queueActive > 5) sampleViolations += 1;
+      }
+    })();
+    const done = new Map<string, number>();
+    let roundViolations = 0;
+    let maxTenant = 0;
+    for (let round = 0; round < 500 && done.size < ids.length; round++) {
+      const calls = apps.flatMap((app) => [
+        app.claim(q).then((j) => (j ? [j] : [])),
+        app.claim(q).then((j) => (j ? [j] : [])),
+        app.claimMany(q, 3).then((r) => r.jobs),
+        app.claimMany(q, 2).then((r) => r.jobs),
+        app.wclaim(q),
+        app.wclaim(q, { max: 2 }),
+      ]);
+      const held = (await Promise.all(calls)).flat();
+      const ofA = held.filter((j) => j.group !== 'free').length;
+      maxTenant = Math.max(maxTenant, ofA);
+      if (ofA > 3 || held.length > 5) roundViolations += 1;
+      for (const j of held) {
+        expect(await admin.complete(q, j.id, j.attempt)).toBe(true);
+        done.set(j.id, (done.get(j.id) ?? 0) + 1);
+      }
+    }
+    sampling = false;
+    await sampling$;
+    report(`tenantLimit 3, queueLimit 5, 5 apps x 6 concurrent claims a round: violations ${roundViolations + sampleViolations} `
+      + `(samples ${samples}); most of A held at once ${maxTenant}`);
+    expect(roundViolations + sampleViolations).toBe(0);
+    expect(maxTenant).toBe(3);
+    expect(done.size).toBe(ids.length);
+    expect([...done.values()].every((n) => n === 1)).toBe(true);
+    expect(await admin.tenant(q, 'A')).toMatchObject({ active: 0, pending: 0, limit: 3 });
+  });
+});

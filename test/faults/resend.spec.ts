@@ -2,7 +2,7 @@ import IORedis from 'ioredis';
 import { mintJobId } from '../../lib/ids/job-id';
 import { LanesService } from '../../lib/lanes.service';
 import { closeRedisClient, createRedisClient } from '../../lib/redis/redis-connection';
-import { AdmitArgs, LaneScripts } from '../../lib/scripts/lane-scripts';
+import { AdmitArgs, AdmitResult, LaneScripts } from '../../lib/scripts/lane-scripts';
 import { loadScripts } from '../../lib/scripts/lua-loader';
 import { lanesOn, snapshot, testQueue } from '../support/lanes';
 import { TestRedisServer } from '../support/redis-server';
@@ -56,7 +56,7 @@ describe('faults: a command re-sent after a reconnect', () => {
     const k = lanes.keysOf(q);
     const jobs = Array.from({ length: 20 }, (_, i) => jobArgs({ group: `g${i % 4}`, payload: JSON.stringify({ i }) }));
     const first = await scripts.submitMany(k, jobs.map((j) => ({ ...j })));
-    expect(first.every((r) => r.status === 'ok')).toBe(true);
+    expect((first as AdmitResult[]).every((r) => r.status === 'ok')).toBe(true);
     const after1 = await snapshot(client, q);
     const second = await scripts.submitMany(k, jobs.map((j) => ({ ...j })));
     expect(second).toEqual(jobs.map((j) => ({ status: 'dup', id: j.id })));

@@ -1,5 +1,6 @@
 import IORedis from 'ioredis';
 import { engineFixture, snapshotAll } from '../support/engine';
+import { lanesOn } from '../support/lanes';
 import { EchoMqError } from '../../lib/errors';
 import type { LanesService } from '../../lib/lanes.service';
 
@@ -37,6 +38,9 @@ const BAD_ITEM: unknown[] = [5, 'x', null, undefined, true];
 /** `undefined` is "no result", so it is not among them. */
 const BAD_RESULTS: unknown[] = BAD_PAYLOADS.filter((v) => v !== undefined);
 const BAD_CURSORS: unknown[] = ['', '0', '00', '-1', '1.5', 'abc', ' 12', '12 ', '18446744073709551616', '1'.repeat(21), 12, null, {}, [], 10n];
+
+/** A tenant named with a bad name (left out, no tenant is named: not bad). */
+const NAMED_BAD: unknown[] = BAD_NAMES.filter((v) => v !== undefined);
 
 type Call = (c: Ctx, v: unknown) => Promise<unknown>;
 type Case = [method: string, argument: string, values: unknown[], call: Call];
@@ -191,6 +195,30 @@ const CASES: Case[] = [
   ['scanLanes', 'opts', BAD_OPTS, (c, v) => L(c).scanLanes(c.q, v)],
   ['scanLanes', 'opts.count', [...BAD_POSITIVE, 1_001], (c, v) => L(c).scanLanes(c.q, { count: v })],
   ['scanLanes', 'opts.cursor', BAD_CURSORS, (c, v) => L(c).scanLanes(c.q, { cursor: v })],
+  // Tenants: names by the group rules, a lane that holds jobs under another tenant (or none), settings in range.
+  ['submit', 'opts.tenant', [...NAMED_BAD, 'T', 'U'], (c, v) => L(c).submit(c.q, 'a', {}, { tenant: v })],
+  ['submitMany', 'items[1].opts.tenant', [...NAMED_BAD, 'T'], (c, v) => L(c).submitMany(c.q, [ok, { group: 'a', payload: 1, opts: { tenant: v } }])],
+  ['submitMany', 'items[1].opts.tenant', ['T', 'U'], (c, v) => L(c).submitMany(c.q, [{ group: 'n', payload: 1, opts: { tenant: 'V' } }, { group: 'n', payload: 2, opts: { tenant: v } }])],
+  ['submitMany', 'items[600].opts.tenant', ['T'], (c, v) => L(c).submitMany(c.q, [
+    ...Array.from({ length: 600 }, (_, i) => ({ group: `n${i}`, payload: i, opts: { tenant: 'V' } })), { group: 'b', payload: 1, opts: { tenant: v } }])],
+  ['tenantWeight', 'queue', BAD_NAMES, (c, v) => L(c).tenantWeight(v, 'T', 2)],
+  ['tenantWeight', 'tenant', BAD_NAMES, (c, v) => L(c).tenantWeight(c.q, v, 2)],
+  ['tenantWeight', 'weight', [...BAD_REQUIRED_POSITIVE, 1_000_001], (c, v) => L(c).tenantWeight(c.q, 'T', v)],
+  ['tenantLimit', 'queue', BAD_NAMES, (c, v) => L(c).tenantLimit(v, 'T', 2)],
+  ['tenantLimit', 'tenant', BAD_NAMES, (c, v) => L(c).tenantLimit(c.q, v, 2)],
+  ['tenantLimit', 'limit', [...BAD_REQUIRED_POSITIVE.filter((v) => v !== null), 1_000_001], (c, v) => L(c).tenantLimit(c.q, 'T', v)],
+  ['pauseTenant', 'queue', BAD_NAMES, (c, v) => L(c).pauseTenant(v, 'T')],
+  ['pauseTenant', 'tenant', BAD_NAMES, (c, v) => L(c).pauseTenant(c.q, v)],
+  ['pauseTenant', 'opts', BAD_OPTS, (c, v) => L(c).pauseTenant(c.q, 'T', v)],
+  ['pauseTenant', 'opts.forMs', [...BAD_POSITIVE, 10 * 365 * 24 * 3600 * 1000 + 1], (c, v) => L(c).pauseTenant(c.q, 'T', { forMs: v })],
+  ['pauseTenant', 'opts.reason', [5, null, {}, [], true, 'x'.repeat(201)], (c, v) => L(c).pauseTenant(c.q, 'T', { reason: v })],
+  ['resumeTenant', 'queue', BAD_NAMES, (c, v) => L(c).resumeTenant(v, 'T')],
+  ['resumeTenant', 'tenant', BAD_NAMES, (c, v) => L(c).resumeTenant(c.q, v)],
+  ['tenant', 'queue', BAD_NAMES, (c, v) => L(c).tenant(v, 'T')],
+  ['tenant', 'tenant', BAD_NAMES, (c, v) => L(c).tenant(c.q, v)],
+  ['queueLimit', 'queue', BAD_NAMES, (c, v) => L(c).queueLimit(v, 2)],
+  ['queueLimit', 'limit', [...BAD_REQUIRED_POSITIVE.filter((v) => v !== null), 1_000_001], (c, v) => L(c).queueLimit(c.q, v)],
+
   ['topLanes', 'queue', BAD_NAMES, (c, v) => L(c).topLanes(v, 10)],
   ['topLanes', 'count', [...BAD_REQUIRED_POSITIVE, 1_001], (c, v) => L(c).topLanes(c.q, v)],
 ];
@@ -262,6 +290,28 @@ describe('bad input: every method rejects with an EchoMqError naming the argumen
     }
   });
 
+  it('a compat module rejects every tenant method and a submit naming a tenant with MISCONFIGURED, and writes nothing', async () => {
+    const ctx = await seed();
+    const compat = lanesOn(client, { compat: 'echomq' });
+    const before = await snapshotAll(client);
+    const calls: [string, () => Promise<unknown>][] = [
+      ['submit', () => compat.submit(ctx.q, 'fresh', 1, { tenant: 'T' })],
+      ['submitMany', () => compat.submitMany(ctx.q, [{ group: 'fresh', payload: 1, opts: { tenant: 'T' } }])],
+      ['tenantWeight', () => compat.tenantWeight(ctx.q, 'T', 2)],
+      ['tenantLimit', () => compat.tenantLimit(ctx.q, 'T', 2)],
+      ['pauseTenant', () => compat.pauseTenant(ctx.q, 'T')],
+      ['resumeTenant', () => compat.resumeTenant(ctx.q, 'T')],
+      ['tenant', () => compat.tenant(ctx.q, 'T')],
+    ];
+    for (const [what, call] of calls) {
+      const error = await call().then(() => null, (err: unknown) => err);
+      if (!(error instanceof EchoMqError)) throw new Error(`${what} on a compat module did not reject with an EchoMqError: ${String(error)}`);
+      expect({ what, code: error.code }).toEqual({ what, code: 'MISCONFIGURED' });
+      expect(error.message).toContain('compat');
+    }
+    expect(await snapshotAll(client)).toEqual(before);
+  });
+
   it('the seeded queue still works after all that (the checks are not just refusing everything)', async () => {
     const ctx = await seed();
     expect(await lanes.extend(ctx.q, ctx.heldId, ctx.token, 1_000)).toBe(true);
@@ -271,5 +321,9 @@ describe('bad input: every method rejects with an EchoMqError naming the argumen
     expect(await lanes.submit(ctx.q, 'x'.repeat(200), { s: 'y'.repeat(40) })).toMatch(/^JOB/);
     expect(await lanes.submit(ctx.q, 'é'.repeat(100), null, undefined)).toMatch(/^JOB/);
     expect(await lanes.claim(ctx.q, null as never)).not.toBeNull();
+    expect(await lanes.submit(ctx.q, 'fresh', 1, { tenant: 'T' })).toMatch(/^JOB/);
+    expect(await lanes.submit(ctx.q, 'fresh', 2, { tenant: 'T' })).toMatch(/^JOB/);
+    expect(await lanes.submit(ctx.q, 'fresh', 3)).toMatch(/^JOB/);
+    expect(await lanes.lane(ctx.q, 'fresh')).toMatchObject({ tenant: 'T', pending: 3 });
   });
 });

@@ -1,0 +1,73 @@
+import { PAUSE_REASON_MAX_BYTES } from '../echomq.constants';
+import { invalidArgument, tenantsInCompat } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+import type { PauseOptions, TenantInfo, TenantPending } from '../interfaces';
+import type { LaneKeys } from '../redis/lane-keys';
+import { TenantScripts } from '../scripts/tenant-scripts';
+import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
+import type { LaneContext } from './lane-context';
+
+/** @internal The longest timed pause of a tenant: ten years, as a lane's. */
+const MAX_PAUSE_MS = 10 * 365 * 24 * 3600 * 1000;
+
+/** @internal A tenant's settings (weight, ceiling, pause) and its state. */
+export class LaneTenants {
+  private readonly scripts: TenantScripts;
+
+  constructor(private readonly ctx: LaneContext) {
+    this.scripts = new TenantScripts(ctx.scripts);
+  }
+
+  async weight(queue: string, tenant: unknown, weight: unknown): Promise<void> {
+    const [k, t] = this.target('tenantWeight', queue, tenant);
+    await this.scripts.weight(k, t, checkInt('weight', weight, 1, 1_000_000, k.queue));
+  }
+
+  async limit(queue: string, tenant: unknown, limit: unknown): Promise<void> {
+    const [k, t] = this.target('tenantLimit', queue, tenant);
+    await this.scripts.limit(k, t, limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue));
+  }
+
+  async pause(queue: string, tenant: unknown, opts: unknown): Promise<void> {
+    const [k, t] = this.target('pauseTenant', queue, tenant);
+    const o = checkOptions<PauseOptions>('opts', opts, k.queue);
+    const forMs = checkOptInt('opts.forMs', o.forMs, 1, MAX_PAUSE_MS, k.queue) ?? null;
+    const reason = o.reason === undefined ? '' : o.reason;
+    if (typeof reason !== 'string' || Buffer.byteLength(reason, 'utf8') > PAUSE_REASON_MAX_BYTES) {
+      throw new EchoMqError(invalidArgument('opts.reason', `must be a string of at most ${PAUSE_REASON_MAX_BYTES} bytes`, reason),
+        { argument: 'opts.reason', queue: k.queue });
+    }
+    await this.scripts.pause(k, t, forMs, reason);
+  }
+
+  async resume(queue: string, tenant: unknown): Promise<void> {
+    const [k, t] = this.target('resumeTenant', queue, tenant);
+    await this.scripts.resume(k, t);
+  }
+
+  /** The queue's ceiling over all lanes and tenants: allowed on a compat module too. */
+  async queueLimit(queue: string, limit: unknown): Promise<void> {
+    const k = this.ctx.keysOf(queue);
+    await this.scripts.queueLimit(k, limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue));
+  }
+
+  /** Read by the metrics: allowed on a compat module too (a queue there has no tenants: []). */
+  async top(queue: string, count: unknown): Promise<TenantPending[]> {
+    const k = this.ctx.keysOf(queue);
+    return this.scripts.top(k, checkInt('count', count, 1, 1_000, k.queue));
+  }
+
+  async info(queue: string, tenant: unknown): Promise<TenantInfo> {
+    const [k, t] = this.target('tenant', queue, tenant);
+    return this.scripts.info(k, t);
+  }
+
+  /** The queue's keys and the checked tenant name; every tenant method rejects on a compat module. */
+  private target(operation: string, queue: string, tenant: unknown): [LaneKeys, string] {
+    const k = this.ctx.keysOf(queue);
+    if (this.ctx.options.compat === 'echomq') {
+      throw new EchoMqError(tenantsInCompat(operation), { code: 'MISCONFIGURED', queue: k.queue });
+    }
+    return [k, checkName('tenant', tenant, k.queue)];
+  }
+}

@@ -1,0 +1,67 @@
+import type { TenantInfo, TenantPending } from '../interfaces';
+import type { LaneKeys } from '../redis/lane-keys';
+import type { LaneScripts } from './lane-scripts';
+
+/** @internal The typed calls of the tenant scripts (lua/tenant*.lua, pauseTenant, resumeTenant), on LaneScripts' connection. */
+export class TenantScripts {
+  constructor(private readonly scripts: LaneScripts) {}
+
+  async weight(k: LaneKeys, tenant: string, weight: number): Promise<void> {
+    await this.scripts.run('tenantWeight', k.queue, 'tenantWeight', [k.ring, k.tenantInfo(tenant)], [k.base, tenant, weight]);
+  }
+
+  async limit(k: LaneKeys, tenant: string, limit: number | null): Promise<void> {
+    await this.scripts.run('tenantLimit', k.queue, 'tenantLimit', [k.ring, k.ringSet, k.wake, k.tenantInfo(tenant)],
+      [k.base, tenant, limit ?? '']);
+  }
+
+  async pause(k: LaneKeys, tenant: string, forMs: number | null, reason: string): Promise<void> {
+    await this.scripts.run('pauseTenant', k.queue, 'pauseTenant', [k.ring, k.ringSet, k.wake, k.timers, k.tenantInfo(tenant)],
+      [k.base, tenant, forMs ?? '', reason]);
+  }
+
+  async resume(k: LaneKeys, tenant: string): Promise<void> {
+    await this.scripts.run('resumeTenant', k.queue, 'resumeTenant', [k.ring, k.ringSet, k.wake, k.timers, k.tenantInfo(tenant)],
+      [k.base, tenant]);
+  }
+
+  /** The `count` tenants with the most pending jobs, most first. */
+  async top(k: LaneKeys, count: number): Promise<TenantPending[]> {
+    const r = (await this.scripts.run('topTenants', k.queue, 'topTenants', [k.tenants, k.index], [k.base, count])) as (string | number)[];
+    const out: TenantPending[] = [];
+    for (let i = 0; i + 1 < r.length; i += 2) out.push({ tenant: String(r[i]), pending: Number(r[i + 1]) });
+    return out;
+  }
+
+  /** Sets or clears the queue's ceiling on its active jobs (meta field `limit`). */
+  async queueLimit(k: LaneKeys, limit: number | null): Promise<void> {
+    await this.scripts.run('queueLimit', k.queue, 'queueLimit', [k.meta, k.wake, k.active], [limit ?? '']);
+  }
+
+  /** The tenant's state; its pending count summed over its lanes, a page of 1,000 lanes a call. */
+  async info(k: LaneKeys, tenant: string): Promise<TenantInfo> {
+    let cursor = '0';
+    let pending = 0;
+    let r: unknown[];
+    do {
+      r = (await this.scripts.run('tenant', k.queue, 'tenantInfo',
+        [k.ringSet, k.tenantInfo(tenant), k.tenantRing(tenant), k.tenantLanes(tenant), k.index, k.timers], [k.base, tenant, cursor])) as unknown[];
+      pending += Number(r[1]);
+      cursor = String(r[9]);
+    } while (cursor !== '0');
+    const limit = Number(r[4]);
+    const pausedUntil = Number(r[6]);
+    return {
+      tenant,
+      lanes: Number(r[0]),
+      pending,
+      active: Number(r[2]),
+      weight: Number(r[3]),
+      limit: limit < 0 ? null : limit,
+      paused: Number(r[5]) === 1,
+      pausedUntil: pausedUntil < 0 ? null : pausedUntil,
+      pauseReason: r[7] ? String(r[7]) : null,
+      inRing: Number(r[8]) === 1,
+    };
+  }
+}

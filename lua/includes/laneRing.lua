@@ -1,0 +1,184 @@
+--- @include "compatMode"
+--- @include "pushWake"
+--[[
+  The two levels of the ring, and the one place that knows them.
+  A lane under no tenant lives on the queue's ring (emq:{q}:ring, membership in emq:{q}:ringset).
+  A lane under tenant T lives on T's own ring, emq:{q}:t:<T>:ring (membership in
+  emq:{q}:t:<T>:ringset), and the queue's ring holds T once, as the entry '{t}' .. T, while T is
+  open (not paused, under its limit) and its ring list is not empty; its lanes stay on its ring
+  meanwhile. Group names cannot hold '{', so an entry that opens with it is a tenant.
+  A lane's tenant is the string emq:{q}:g:<group>:tenant (a lane key, like its pending set); the
+  lanes of T that hold jobs or settings are the set emq:{q}:t:<T>:lanes (and the tenants that have
+  such lanes the set emq:{q}:tenants, derived from base as meta is); T's settings and active
+  count are the hash emq:{q}:t:<T>:info (weight, limit, active, paused, until, reason). Every job
+  submitted naming T or served under T carries it in its row, so the ack that ends it knows whose
+  active count drops, and a job that comes back to a lane the queue forgot meanwhile (promoted,
+  retried from the dead set) puts the lane back under T. The row field is `held`: one character,
+  '1' when the job was served under a queue ceiling (see queueRoom) else '0', then the tenant ('' for
+  none); a row without it has neither. One field, so an ack reads one more field, not two. Compat mode has no tenants: nothing here is read.
+  Field `tenants` of emq:{q}:meta says that the queue has ever had a tenant (set by the first
+  adopt, never cleared); a script asks once (laneRing), so a queue without tenants reads no lane's
+  tenant (the meta key is derived from base, as pushWake derives it from the wake key).
+
+  laneRing(base, group, ringKey, ringSetKey) -> ring, ringset, tenant: where the lane lives
+  (The rotation at both levels, ringNext, is the claims' half of this, in ringNext.lua.)
+  tenantOps() -> the table of what only a queue with tenants needs (below).
+    .state(base, T) -> { weight, limit (nil: none), active, paused }; .open(t): may it be served
+    .join(base, ringKey, ringSetKey, T, t?, filled?) -> 1 when T's entry joined the queue's ring
+    .sync(base, T, ringKey, ringSetKey, wakeKey) -> 1 joined, -1 left, 0 neither: T's entry on the
+      queue's ring exactly when T is open and its ring list not empty (operator paths: LREM)
+    .vacate(ringKey, ringSetKey, ring, T, atTail): T's entry leaves the queue's ring when its ring
+      list is empty (atTail: a claim has just rotated it to the tail, so RPOP; else LREM)
+    .served(base, ringKey, ringSetKey, ring, T, t, n, laneLeft): a claim served n jobs of the lane
+      ringNext gave (laneLeft: the lane then left `ring`'s list): T's active count rises, and its
+      entry (at the tail) leaves the queue's ring with its last lane or at its limit (t.left)
+    .release(base, T, n, ringKey, ringSetKey, wakeKey): n jobs of T stopped being active; a tenant
+      that was at its limit rejoins the queue's ring
+    .conflict(base, group, T, gactiveKey) -> the lane's tenant ('' for none) when naming T for the
+      lane must be refused (it holds pending or active jobs under another tenant or none), else nil
+    .adopt(base, group, T, ringSetKey, known?): T becomes the lane's tenant; a lane its rate parked (kept
+      in a ring set while off the ring) moves to T's set with it, so its timer still finds it
+    .giveBack(base, jobKey, group, T, gactiveKey, ringSetKey): a job whose row names T goes back into
+      its lane: a lane that holds no job takes T back; one that holds jobs keeps its own tenant, and
+      the row is made to name that one (so a row never names a tenant its lane does not have)
+  NOTE: every `local function` of a script costs a closure on every call (about 540 server
+  instructions each), so the tenant helpers are built on first use: a queue without tenants pays
+  for laneRing and tenantOps alone (and claims for ringNext).
+]]
+local TENANT_MARK = '{t}'
+local anyTenant
+
+local function laneRing(base, group, ringKey, ringSetKey)
+  if compatMode() then return ringKey, ringSetKey, nil end
+  if anyTenant == nil then anyTenant = rcall('HEXISTS', base .. 'meta', 'tenants') == 1 end
+  if not anyTenant then return ringKey, ringSetKey, nil end
+  local tenant = rcall('GET', base .. 'g:' .. group .. ':tenant')
+  if not tenant then return ringKey, ringSetKey, nil end
+  local t = base .. 't:' .. tenant
+  return t .. ':ring', t .. ':ringset', tenant
+end
+
+local tenantFns
+local function tenantOps()
+  if tenantFns then return tenantFns end
+  local T = {}
+  tenantFns = T
+
+  local function infoKey(base, tenant)
+    return base .. 't:' .. tenant .. ':info'
+  end
+
+  function T.state(base, tenant)
+    local r = rcall('HMGET', infoKey(base, tenant), 'weight', 'limit', 'active', 'paused')
+    return { weight = tonumber(r[1]) or 1, limit = tonumber(r[2]), active = tonumber(r[3]) or 0, paused = r[4] and true or false }
+  end
+
+  function T.open(t)
+    return not t.paused and not (t.limit and t.active >= t.limit)
+  end
+
+  function T.join(base, ringKey, ringSetKey, tenant, t, filled)
+    -- NOTE: the entry is in the ring set exactly while it is on the ring, so a tenant already on it
+    -- costs this one SADD; only a tenant joining is read (open?) and its ring counted (unless
+    -- `filled`: a lane has just joined it).
+    local entry = TENANT_MARK .. tenant
+    if rcall('SADD', ringSetKey, entry) == 0 then return 0 end
+    if not T.open(t or T.state(base, tenant))
+       or (not filled and rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0) then
+      rcall('SREM', ringSetKey, entry)
+      return 0
+    end
+    rcall('RPUSH', ringKey, entry)
+    return 1
+  end
+
+  function T.sync(base, tenant, ringKey, ringSetKey, wakeKey)
+    if T.join(base, ringKey, ringSetKey, tenant) == 1 then
+      pushWake(wakeKey)
+      return 1
+    end
+    local entry = TENANT_MARK .. tenant
+    if (not T.open(T.state(base, tenant)) or rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0)
+       and rcall('SREM', ringSetKey, entry) == 1 then
+      rcall('LREM', ringKey, '0', entry)
+      return -1
+    end
+    return 0
+  end
+
+  function T.vacate(ringKey, ringSetKey, ring, tenant, atTail)
+    if rcall('LLEN', ring) > 0 then return end
+    local entry = TENANT_MARK .. tenant
+    if rcall('SREM', ringSetKey, entry) == 1 then
+      if atTail then rcall('RPOP', ringKey) else rcall('LREM', ringKey, '0', entry) end
+    end
+  end
+
+  function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft)
+    if n > 0 then t.active = rcall('HINCRBY', infoKey(base, tenant), 'active', string.format('%d', n)) end
+    if (laneLeft and rcall('LLEN', ring) == 0) or (t.limit and t.active >= t.limit) then
+      if rcall('SREM', ringSetKey, TENANT_MARK .. tenant) == 1 then rcall('RPOP', ringKey) end
+      t.left = true
+    end
+  end
+
+  function T.release(base, tenant, n, ringKey, ringSetKey, wakeKey)
+    local key = infoKey(base, tenant)
+    local left = rcall('HINCRBY', key, 'active', string.format('%d', -n))
+    if left <= 0 then
+      rcall('HDEL', key, 'active')
+      left = 0
+    end
+    local r = rcall('HMGET', key, 'limit', 'paused')
+    local limit = tonumber(r[1])
+    if limit and left < limit and left + n >= limit and not r[2]
+       and T.join(base, ringKey, ringSetKey, tenant, { limit = limit, active = left, paused = false }) == 1 then
+      pushWake(wakeKey)
+    end
+  end
+
+  function T.conflict(base, group, tenant, gactiveKey)
+    local _, _, current = laneRing(base, group)
+    if current == tenant then return nil end
+    if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', gactiveKey, group) then
+      return current or ''
+    end
+    return nil
+  end
+
+  function T.adopt(base, group, tenant, ringSetKey, known)
+    local key = base .. 'g:' .. group .. ':tenant'
+    -- NOTE: `known`: the lane's tenant as the caller read it in this script ('' for none), spared a GET.
+    local current
+    if known == nil then current = rcall('GET', key) elseif known ~= '' then current = known else current = false end
+    if current == tenant then return end
+    if not anyTenant then
+      rcall('HSET', base .. 'meta', 'tenants', '1')
+      anyTenant = true
+    end
+    rcall('SET', key, tenant)
+    rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
+    rcall('SADD', base .. 'tenants', tenant)
+    local from = ringSetKey
+    if current then
+      from = base .. 't:' .. current .. ':ringset'
+      rcall('SREM', base .. 't:' .. current .. ':lanes', group)
+      if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', current) end
+    end
+    if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
+  end
+
+  function T.giveBack(base, jobKey, group, tenant, gactiveKey, ringSetKey)
+    if compatMode() then return end
+    local current = T.conflict(base, group, tenant, gactiveKey)
+    if not current then
+      T.adopt(base, group, tenant, ringSetKey)
+    elseif current == '' then
+      rcall('HDEL', jobKey, 'held')
+    else
+      rcall('HSET', jobKey, 'held', '0' .. current)
+    end
+  end
+
+  return T
+end

@@ -1,0 +1,35 @@
+--[[
+  tenantLimit: set or clear a tenant's ceiling on its active jobs, summed over its lanes. A tenant
+  at its ceiling is off the queue's ring (its lanes stay on its own ring) and rejoins the moment
+  one of its jobs ends below it; a claim never serves past it (see laneRing).
+
+  KEYS[1] ring     emq:{q}:ring
+  KEYS[2] ringset  emq:{q}:ringset
+  KEYS[3] wake     emq:{q}:wake
+  KEYS[4] info     emq:{q}:t:<tenant>:info
+
+  ARGV[1] base    'emq:{q}:'
+  ARGV[2] tenant  tenant name
+  ARGV[3] limit   integer 1..1000000, or '' to remove the ceiling
+
+  Reply: 1 when the tenant's entry joined the queue's ring, -1 when it left, 0 otherwise.
+  Clock: none.
+  Derived keys: the tenant's ring emq:{q}:t:<tenant>:ring (its length), from ARGV[1] pinned to KEYS[1].
+]]
+local rcall = redis.call
+--- @include "laneRing"
+
+local base, tenant, rawLimit = ARGV[1], ARGV[2], ARGV[3]
+local limit = tonumber(rawLimit)
+if KEYS[1] ~= base .. 'ring' or KEYS[4] ~= base .. 't:' .. tenant .. ':info' then
+  return redis.error_reply('ERR echomq: tenantLimit arguments do not match its keys')
+end
+if rawLimit ~= '' and (not limit or limit < 1 or limit > 1000000 or limit % 1 ~= 0) then
+  return redis.error_reply('ERR echomq: tenantLimit must be an integer from 1 to 1000000, or none')
+end
+if limit then
+  rcall('HSET', KEYS[4], 'limit', string.format('%d', limit))
+else
+  rcall('HDEL', KEYS[4], 'limit')
+end
+return tenantOps().sync(base, tenant, KEYS[1], KEYS[2], KEYS[3])

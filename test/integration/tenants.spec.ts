@@ -1,0 +1,255 @@
+import * as fc from 'fast-check';
+import IORedis from 'ioredis';
+import type { LanesService } from '../../lib/lanes.service';
+import { tenantEntry } from '../../lib/redis/lane-keys';
+import { drain, engineFixture, keysOf } from '../support/engine';
+
+describe('tenants: a tenant\'s lanes share one turn', () => {
+  const engine = engineFixture();
+  const { queues } = engine;
+  let client: IORedis;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ client, lanes } = engine);
+  });
+
+  it('fairness 6: each of the first 10 turns serves A once, B once and each of the five once; A\'s 10 claims go to 10 lanes of A', async () => {
+    const q = queues.queue();
+    const items: { group: string; payload: { i: number }; opts?: { tenant: string } }[] = [];
+    for (let l = 0; l < 20; l++) for (let i = 0; i < 50; i++) items.push({ group: `a${l}`, payload: { i }, opts: { tenant: 'A' } });
+    for (let i = 0; i < 50; i++) items.push({ group: 'b0', payload: { i }, opts: { tenant: 'B' } });
+    for (let l = 0; l < 5; l++) for (let i = 0; i < 10; i++) items.push({ group: `free${l}`, payload: { i } });
+    await lanes.submitMany(q, items);
+    const who = (group: string): string => (group.startsWith('a') ? 'A' : group.startsWith('b') ? 'B' : group);
+    const aLanes = new Set<string>();
+    for (let turn = 0; turn < 10; turn++) {
+      const seen: string[] = [];
+      for (let i = 0; i < 7; i++) {
+        const job = await lanes.claim(q);
+        expect(job).not.toBeNull();
+        seen.push(who(job!.group));
+        if (job!.group.startsWith('a')) aLanes.add(job!.group);
+        await lanes.complete(q, job!.id, job!.attempt);
+      }
+      expect(seen.sort()).toEqual(['A', 'B', 'free0', 'free1', 'free2', 'free3', 'free4']);
+    }
+    expect(aLanes.size).toBe(10);
+  });
+
+  it('the queue ring holds one entry per tenant, each tenant ring its serviceable lanes; both empty when drained', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    for (let l = 0; l < 3; l++) await lanes.submit(q, `a${l}`, { i: l }, { tenant: 'A' });
+    await lanes.submit(q, 'solo', { i: 0 });
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([tenantEntry('A'), 'solo']);
+    expect(await client.lrange(k.tenantRing('A'), 0, -1)).toEqual(['a0', 'a1', 'a2']);
+    expect(await client.get(k.laneTenant('a1'))).toBe('A');
+    const order = (await drain(lanes, q)).map((j) => j.group);
+    expect(order).toEqual(['a0', 'solo', 'a1', 'a2']);
+    expect(await client.llen(k.ring)).toBe(0);
+    expect(await client.exists(k.ringSet, k.tenantRing('A'), k.tenantRingSet('A'), k.laneTenant('a1'), k.tenantLanes('A'), k.tenants)).toBe(0);
+  });
+
+  it('a submit that names no tenant goes to the lane under its tenant', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.submit(q, 'a', { i: 0 }, { tenant: 'A' });
+    await lanes.submit(q, 'a', { i: 1 });
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([tenantEntry('A')]);
+    expect((await drain(lanes, q)).map((j) => j.group)).toEqual(['a', 'a']);
+  });
+
+  it('a tenant leaves the queue ring when its lanes pause and rejoins on resume', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });
+    await lanes.submit(q, 'a1', { i: 0 }, { tenant: 'A' });
+    await lanes.pause(q, 'a0');
+    expect(await client.lrange(k.tenantRing('A'), 0, -1)).toEqual(['a1']);
+    await lanes.pause(q, 'a1');
+    expect(await client.llen(k.ring)).toBe(0);
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.resume(q, 'a1');
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([tenantEntry('A')]);
+    expect((await lanes.claim(q))!.group).toBe('a1');
+  });
+
+  it('a lane at its ceiling leaves its tenant ring, and a complete puts it back under its tenant', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.limit(q, 'a0', 1);
+    for (let i = 0; i < 3; i++) await lanes.submit(q, 'a0', { i }, { tenant: 'A' });
+    const job = await lanes.claim(q);
+    expect(await client.llen(k.ring)).toBe(0);
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.complete(q, job!.id, job!.attempt);
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([tenantEntry('A')]);
+    expect(await client.lrange(k.tenantRing('A'), 0, -1)).toEqual(['a0']);
+  });
+
+  it('a retry after backoff and a dead job retried put the lane back under its tenant, after the lane was forgotten', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A', maxAttempts: 1 });
+    const job = await lanes.claim(q);
+    expect(await lanes.fail(q, job!.id, job!.attempt, 'boom')).toBe('dead');
+    expect(await client.exists(k.laneTenant('a0'))).toBe(0);
+    await lanes.retryDead(q, job!.id);
+    expect(await client.get(k.laneTenant('a0'))).toBe('A');
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([tenantEntry('A')]);
+  });
+});
+
+describe('tenants: settings and ceilings', () => {
+  const engine = engineFixture();
+  const { queues } = engine;
+  let client: IORedis;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ client, lanes } = engine);
+  });
+
+  it('tenantLimit: a tenant at its ceiling is off the queue ring (its lanes stay on its own) and rejoins when a job ends', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.tenantLimit(q, 'A', 2);
+    for (let l = 0; l < 3; l++) for (let i = 0; i < 2; i++) await lanes.submit(q, `a${l}`, { i }, { tenant: 'A' });
+    await lanes.submit(q, 'free', { i: 0 });
+    const first = await lanes.claim(q);
+    const second = await lanes.claim(q);
+    const third = await lanes.claim(q);
+    expect([first, second, third].map((j) => j!.group)).toEqual(['a0', 'free', 'a1']);
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([]);
+    expect(await client.lrange(k.tenantRing('A'), 0, -1)).toEqual(['a2', 'a0', 'a1']);
+    expect(await lanes.claim(q)).toBeNull();
+    expect((await lanes.tenant(q, 'A'))).toMatchObject({ active: 2, limit: 2, inRing: false, pending: 4, lanes: 3 });
+    await lanes.complete(q, first!.id, first!.attempt);
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([tenantEntry('A')]);
+    expect((await lanes.claim(q))!.group).toBe('a2');
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.tenantLimit(q, 'A', null);
+    expect((await lanes.claim(q))!.group).toBe('a0');
+  });
+
+  it('pauseTenant takes every lane of the tenant out of service; resumeTenant and a timed pause\'s end put it back', async () => {
+    const q = queues.queue();
+    await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });
+    await lanes.submit(q, 'a1', { i: 0 }, { tenant: 'A' });
+    await lanes.pauseTenant(q, 'A', { reason: 'audit' });
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ paused: true, pauseReason: 'audit', pausedUntil: null, inRing: false, pending: 2 });
+    // The paused tenant's lanes are still listed, out of the ring.
+    expect((await lanes.lanes(q)).map((l) => [l.group, l.tenant, l.inRing])).toEqual([['a0', 'A', false], ['a1', 'A', false]]);
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.resumeTenant(q, 'A');
+    expect((await lanes.claim(q))!.group).toBe('a0');
+    await lanes.pauseTenant(q, 'A', { forMs: 50 });
+    expect(await lanes.claim(q)).toBeNull();
+    const info = await lanes.tenant(q, 'A');
+    expect(info.pausedUntil).toEqual(expect.any(Number));
+    let job = null;
+    for (let i = 0; i < 200 && !job; i++) {
+      job = await lanes.claim(q);
+      if (!job) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(job!.group).toBe('a1');
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ paused: false, pausedUntil: null });
+  });
+
+  it('tenantWeight w: a wclaim on the tenant takes w turns of its ring, each a lane\'s weighted turn; claim takes one', async () => {
+    const q = queues.queue();
+    await lanes.tenantWeight(q, 'A', 3);
+    await lanes.weight(q, 'a0', 2);
+    for (let l = 0; l < 3; l++) for (let i = 0; i < 10; i++) await lanes.submit(q, `a${l}`, { i }, { tenant: 'A' });
+    for (let i = 0; i < 10; i++) await lanes.submit(q, 'free', { i });
+    const turn = await lanes.wclaim(q);
+    expect(turn.map((j) => j.group)).toEqual(['a0', 'a0', 'a1', 'a2']);
+    expect((await lanes.wclaim(q)).map((j) => j.group)).toEqual(['free']);
+    expect((await lanes.claim(q))!.group).toBe('a0');
+    expect((await lanes.claim(q))!.group).toBe('free');
+    expect((await lanes.tenant(q, 'A'))).toMatchObject({ weight: 3, active: 5 });
+  });
+
+  it('lane() and lanes() name the tenant', async () => {
+    const q = queues.queue();
+    await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });
+    await lanes.submit(q, 'free', { i: 0 });
+    expect(await lanes.lane(q, 'a0')).toMatchObject({ tenant: 'A', inRing: true, pending: 1 });
+    expect((await lanes.lanes(q)).map((l) => [l.group, l.tenant])).toEqual([['a0', 'A'], ['free', null]]);
+    expect((await lanes.topLanes(q, 5)).map((l) => [l.group, l.tenant]).sort()).toEqual([['a0', 'A'], ['free', null]]);
+    expect((await lanes.scanLanes(q)).lanes.map((l) => [l.group, l.tenant]).sort()).toEqual([['a0', 'A'], ['free', null]]);
+    // The ring holds one entry for the tenant beside the lane of none.
+    expect(await lanes.stats(q)).toMatchObject({ lanes: 2, ringLength: 2 });
+    expect(await lanes.tenant(q, 'nobody')).toEqual({ tenant: 'nobody', lanes: 0, pending: 0, active: 0, weight: 1, limit: null,
+      paused: false, pausedUntil: null, pauseReason: null, inRing: false });
+  });
+});
+
+describe('queueLimit: the queue\'s ceiling over all lanes and tenants', () => {
+  const engine = engineFixture();
+  const { queues } = engine;
+  let client: IORedis;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ client, lanes } = engine);
+  });
+
+  it('no claim form leases past it; a complete reopens it; stats().limit reports it; null removes it', async () => {
+    const q = queues.queue();
+    await lanes.queueLimit(q, 3);
+    expect((await lanes.stats(q)).limit).toBe(3);
+    for (let l = 0; l < 4; l++) for (let i = 0; i < 5; i++) await lanes.submit(q, `g${l}`, { i }, l < 2 ? { tenant: 'A' } : undefined);
+    await lanes.weight(q, 'g2', 5);
+    const first = await lanes.claim(q);
+    expect((await lanes.wclaim(q)).map((j) => j.group)).toEqual(['g2', 'g2']);
+    expect((await lanes.claimMany(q, 10)).jobs).toEqual([]);
+    expect(await lanes.claim(q)).toBeNull();
+    expect(await lanes.wclaim(q)).toEqual([]);
+    expect((await lanes.wclaimMany(q, 5)).turns).toEqual([]);
+    expect((await lanes.stats(q)).active).toBe(3);
+    await client.del(keysOf(q).wake);
+    await lanes.complete(q, first!.id, first!.attempt);
+    // NOTE: consumers idle while the queue was full are woken by the room the complete made.
+    expect(await client.llen(keysOf(q).wake)).toBe(1);
+    expect((await lanes.claimMany(q, 10)).jobs.length).toBe(1);
+    await lanes.queueLimit(q, null);
+    expect((await lanes.stats(q)).limit).toBeNull();
+    expect((await lanes.claimMany(q, 10)).jobs.length).toBe(10);
+  });
+});
+
+describe('position() under tenants: exact `ahead` for one claimer', () => {
+  const engine = engineFixture();
+  const { queues } = engine;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ lanes } = engine);
+  });
+
+  it('equals the number of jobs one claimer serves before each job, on rings of lanes and tenants of any depths', async () => {
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.record({ tenant: fc.constantFrom(undefined, 'A', 'B', 'C'), depth: fc.integer({ min: 1, max: 6 }) }), { minLength: 1, maxLength: 9 }),
+      async (spec) => {
+        const q = queues.queue();
+        const ids: string[] = [];
+        for (let l = 0; l < spec.length; l++) {
+          for (let i = 0; i < spec[l].depth; i++) ids.push(await lanes.submit(q, `l${l}`, { i }, spec[l].tenant ? { tenant: spec[l].tenant } : undefined));
+        }
+        const told = new Map<string, number>();
+        for (const id of ids) {
+          const p = await lanes.position(q, id);
+          expect(p!.exact).toBe(true);
+          told.set(id, p!.ahead);
+        }
+        const served = (await drain(lanes, q)).map((j) => j.id);
+        for (const id of ids) expect({ id, ahead: told.get(id) }).toEqual({ id, ahead: served.indexOf(id) });
+      }), { numRuns: 30, seed: 20240101 });
+  });
+
+  it('names the tenant and the lane\'s place on the tenant\'s ring; the tenant\'s place is ringIndex', async () => {
+    const q = queues.queue();
+    await lanes.submit(q, 'free', 1);
+    await lanes.submit(q, 'a0', 1, { tenant: 'A' });
+    const id = await lanes.submit(q, 'a1', 1, { tenant: 'A' });
+    expect(await lanes.position(q, id)).toMatchObject({ tenant: 'A', tenantRingIndex: 1, ringIndex: 1, ringLength: 2, ahead: 2, exact: true });
+  });
+});
