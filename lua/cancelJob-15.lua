@@ -37,8 +37,10 @@ local base, id = ARGV[1], ARGV[2]
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[2] ~= base .. 'ring' then
   return redis.error_reply('ERR echomq: cancelJob arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'group')
+local row = rcall('HMGET', KEYS[1], 'state', 'group', 'held')
 local state, group = row[1], row[2]
+-- NOTE: the row names its tenant (see laneRing) even where its lane has not taken it yet (a delayed job).
+local tenant = row[3] and #row[3] > 1 and string.sub(row[3], 2) or nil
 if state == 'pending' then
   -- NOTE: a pending row without a group (a flat job of the EchoMQ reference) is not ours to cancel.
   if not group or rcall('ZREM', base .. 'g:' .. group .. ':pending', id) == 0 then return { 0 } end
@@ -51,9 +53,10 @@ else
 end
 dropJob(KEYS[1], id, KEYS[10])
 rcall('HINCRBY', KEYS[12], 'cancelled', '1')
+-- NOTE: told before the lane may be forgotten, so the event can still name the lane's tenant.
+queueEvent(base, 'cancelled', id, group or '', 'state', state, nil, nil, tenant)
 if state == 'pending' then
   laneShrunk(base, group, { ring = KEYS[2], ringset = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6],
     wake = KEYS[9], lanes = KEYS[11], gweight = KEYS[13], grate = KEYS[14], timers = KEYS[15] })
 end
-queueEvent(base, 'cancelled', id, group or '', 'state', state)
 return { 1, group or '', state }

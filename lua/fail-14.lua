@@ -73,7 +73,7 @@ local wait = delay * factor ^ (used - 1)
 if maxDelay > 0 and wait > maxDelay then wait = maxDelay end
 wait = math.floor(wait)
 rcall('HINCRBY', KEYS[11], 'retried', 1)
-queueEvent(base, 'failed', id, group, 'attempt', attempts, 'error', string.sub(err, 1, 200))
+queueEvent(base, 'failed', id, group, 'attempt', attempts, 'error', string.sub(err, 1, 200), heldTenant)
 if wait > 0 then
   rcall('HSET', KEYS[1], 'state', 'scheduled', 'last_error', err)
   wakeBefore(KEYS[8], now + wait, KEYS[10])

@@ -72,7 +72,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '')
   end
   if dedup ~= '' then rcall('HSET', dedupKey, dedup, id) end
-  if eventsHeard ~= false then queueEvent(base, 'submitted', id, group) end
+  if eventsHeard ~= false then queueEvent(base, 'submitted', id, group, nil, nil, nil, nil, tenanted and tenant or nil) end
   if delayMs > 0 then
     wakeBefore(scheduleKey, now + delayMs, wakeKey)
     rcall('ZADD', scheduleKey, now + delayMs, id)

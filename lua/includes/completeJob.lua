@@ -86,6 +86,6 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   end
   reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
   if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, heldTenant) end
-  if eventsHeard ~= false then queueEvent(base, 'completed', id, group, 'attempt', token) end
+  if eventsHeard ~= false then queueEvent(base, 'completed', id, group, 'attempt', token, nil, nil, heldTenant) end
   return 1, held and string.byte(held) == 49
 end

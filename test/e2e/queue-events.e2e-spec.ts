@@ -64,14 +64,24 @@ describe('cross-process queue events (@QueueEventsListener, @OnQueueEvent)', () 
     const { app: working } = await bootApp(fx.server.url, [Worker], { backoff: { delayMs: 1 } });
     fx.apps.push(working);
     const conn = fx.server.client();
+    try {
     const lanes = lanesOn(conn);
     const ok = await lanes.submit(QUEUE, 'a', { kind: 'ok', secret: 'never in an event' });
     const flaky = await lanes.submit(QUEUE, 'b', { kind: 'flaky' });
     const bad = await lanes.submit(QUEUE, 'c', { kind: 'bad' });
     const later = await lanes.submit(QUEUE, 'd', { kind: 'ok' }, { delayMs: 60_000 });
     expect(await lanes.cancel(QUEUE, later)).toBe(true);
+    // A lane under a tenant: every event of its jobs names the tenant.
+    const acme = await lanes.submit(QUEUE, 't', { kind: 'flaky' }, { tenant: 'acme' });
+    const acmeNext = await lanes.submit(QUEUE, 't', { kind: 'ok' });
+    const acmeGone = await lanes.submit(QUEUE, 't2', { kind: 'ok' }, { tenant: 'acme', delayMs: 60_000 });
+    expect(await lanes.cancel(QUEUE, acmeGone)).toBe(true);
     const has = (event: string, jobId: string) => heard.some((e) => e.event === event && e.jobId === jobId);
-    await until(() => has('completed', ok) && has('completed', flaky) && has('dead', bad) && has('cancelled', later), 10_000, 'the events');
+    await until(() => has('completed', ok) && has('completed', flaky) && has('dead', bad) && has('cancelled', later)
+      && has('completed', acme) && has('completed', acmeNext) && has('cancelled', acmeGone), 10_000, 'the events');
+    const ofAcme = heard.filter((e) => [acme, acmeNext, acmeGone].includes(e.jobId));
+    expect(new Set(ofAcme.map((e) => e.event))).toEqual(new Set(['submitted', 'failed', 'completed', 'progress', 'cancelled']));
+    for (const e of ofAcme) expect({ event: e.event, tenant: e.tenant }).toEqual({ event: e.event, tenant: 'acme' });
     for (const id of [ok, flaky, bad, later]) expect(has('submitted', id)).toBe(true);
     expect(heard.find((e) => e.event === 'submitted' && e.jobId === ok)).toEqual({ event: 'submitted', queue: QUEUE, jobId: ok, group: 'a' });
     expect(heard.find((e) => e.event === 'failed' && e.jobId === flaky)).toEqual({ event: 'failed', queue: QUEUE, jobId: flaky, group: 'b', attempt: 1, error: 'flaky' });
@@ -80,7 +90,9 @@ describe('cross-process queue events (@QueueEventsListener, @OnQueueEvent)', () 
     expect(heard.find((e) => e.event === 'progress' && e.jobId === ok)).toEqual({ event: 'progress', queue: QUEUE, jobId: ok, group: 'a', progress: { attempt: 1 } });
     expect(heard.find((e) => e.event === 'cancelled')).toEqual({ event: 'cancelled', queue: QUEUE, jobId: later, group: 'd', state: 'scheduled' });
     expect(JSON.stringify(heard)).not.toContain('never in an event');
-    await conn.quit();
+    } finally {
+      await conn.quit();
+    }
   });
 
   it('a queue nobody listens to publishes nothing (MONITOR), and a queue stops publishing once its last listener closes', async () => {

@@ -221,7 +221,7 @@ describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
     const id = mintJobId();
     await foreign.enqueue(q, 'a', id, '{"i":1}');
     await foreign.enqueue(q, 'b', mintJobId(), '{"i":2}');
-    await compat.pause(q, 'a', { forMs: 200 });
+    await compat.pause(q, 'a', { forMs: 1_000 });
     expect(await ring(q)).toEqual(['b']);
     expect(await compat.stats(q)).toMatchObject({ pausedLanes: 1, ringLength: 1 });
     const { pausedUntil } = await compat.lane(q, 'a');
@@ -243,12 +243,12 @@ describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
     expect((await compat.claimMany(q, 5)).jobs).toHaveLength(5);
     for (const g of ['p0', 'p1', 'p2']) {
       await compat.submit(q, g, 1);
-      await compat.pause(q, g, { forMs: 200 });
+      await compat.pause(q, g, { forMs: 1_000 });
     }
     // The other writer resumes p2 itself, putting it back on the ring: our timer must not push it twice.
     await foreign.resume(q, 'p2');
     expect(await ring(q)).toEqual(['p2']);
-    await waitPastServerTime(client, (await serverTimeMs(client)) + 300);
+    await waitPastServerTime(client, (await serverTimeMs(client)) + 1_100);
     expect((await compat.stats(q)).ringLength).toBe(3 + 2);
     expect((await compat.stats(q)).ringLength).toBe(3 + 4);
     expect((await compat.stats(q)).ringLength).toBe(3 + 5);

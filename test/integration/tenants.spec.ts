@@ -142,7 +142,7 @@ describe('tenants: settings and ceilings', () => {
     expect(await lanes.claim(q)).toBeNull();
     await lanes.resumeTenant(q, 'A');
     expect((await lanes.claim(q))!.group).toBe('a0');
-    await lanes.pauseTenant(q, 'A', { forMs: 50 });
+    await lanes.pauseTenant(q, 'A', { forMs: 500 });
     expect(await lanes.claim(q)).toBeNull();
     const info = await lanes.tenant(q, 'A');
     expect(info.pausedUntil).toEqual(expect.any(Number));

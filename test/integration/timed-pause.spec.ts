@@ -70,7 +70,8 @@ describe('timed pauses with a reason', () => {
   it('stats() agrees with lane() once a timed pause has ended, before any claim: the lane is no longer counted paused and is on the ring', async () => {
     const q = fx.queues.queue();
     await fx.lanes.submit(q, 'a', 1);
-    await fx.lanes.pause(q, 'a', { forMs: 200 });
+    // NOTE: long enough that the reads below come before the end on a loaded machine too.
+    await fx.lanes.pause(q, 'a', { forMs: 1_000 });
     expect(await fx.lanes.stats(q)).toMatchObject({ pausedLanes: 1, ringLength: 0, lanes: 1, pending: 1 });
     const { pausedUntil } = await fx.lanes.lane(q, 'a');
     await waitPastServerTime(fx.client, pausedUntil! + 200);
@@ -88,7 +89,7 @@ describe('timed pauses with a reason', () => {
     const q = fx.queues.queue();
     const id = await fx.lanes.submit(q, 'a', 1);
     await fx.lanes.submit(q, 'b', 2);
-    await fx.lanes.pause(q, 'a', { forMs: 200 });
+    await fx.lanes.pause(q, 'a', { forMs: 1_000 });
     expect(await fx.lanes.position(q, id)).toMatchObject({ laneRank: 0, ringIndex: null, ringLength: 1, exact: false });
     const { pausedUntil } = await fx.lanes.lane(q, 'a');
     await waitPastServerTime(fx.client, pausedUntil! + 200);
