@@ -4,6 +4,7 @@ import { get, post, stream } from './api.js';
 import { backlogBar, drawRates, drawStack } from './chart.js';
 import { byId, clock, count, duration, el, fill, rate } from './dom.js';
 import { showJob, wireJobView } from './job-view.js';
+import { groupedRows, ringItem, wireTenantPanel } from './tenants.js';
 
 const state = {
   config: null,
@@ -15,6 +16,9 @@ const state = {
   view: 'top',
   search: null,
   selected: null,
+  /** The frame's tenants by name (the lanes table groups lanes under them), and the tenant panel. */
+  tenants: new Map(),
+  tenantPanel: null,
   /** The Steer panel's lane read in flight, if any (see refreshPanel). */
   panelRead: null,
   toastTimer: 0,
@@ -60,6 +64,7 @@ function renderCards(frame) {
   ]);
   dl(byId('states'), [
     ['pending', count(s.pending)], ['scheduled', count(s.scheduled)], ['active', count(s.active)], ['dead', count(s.dead)],
+    ['queue ceiling', s.limit === null || s.limit === undefined ? 'none' : `${count(s.limit)} active`, 'ceiling'],
   ]);
   drawStack(byId('states-bar'), [
     { value: s.pending, className: 's-pending' }, { value: s.scheduled, className: 's-scheduled' },
@@ -85,7 +90,7 @@ function renderRing(frame) {
     return;
   }
   const more = frame.stats.ringLength - frame.ring.length;
-  fill(ring, ...frame.ring.map((g) => el('li', { text: g, title: g })),
+  fill(ring, ...frame.ring.map(ringItem),
     more > 0 ? el('li', { className: 'empty', text: `+ ${count(more)} more` }) : null);
 }
 
@@ -141,7 +146,11 @@ function renderLanes(lanes, note, canMore) {
   const max = lanes.reduce((m, l) => Math.max(m, l.pending), 0);
   const cols = state.config.readOnly ? 8 : 9;
   if (lanes.length === 0) fill(body, el('tr', { className: 'empty' }, el('td', { colspan: cols, text: 'no lanes' })));
-  else fill(body, ...lanes.map((l) => laneRow(l, max)));
+  else {
+    fill(body, ...groupedRows(lanes, state.tenants, laneRow, {
+      maxPending: max, readOnly: state.config.readOnly, onSteer: (name, t) => steerTenant(name, t),
+    }));
+  }
   byId('lanes-note').textContent = note;
   byId('lanes-more').hidden = !canMore;
 }
@@ -225,6 +234,15 @@ async function act(path, body, done) {
   } catch (err) {
     toast(err.message, true);
     return null;
+  }
+}
+
+/** Opens the tenant panel; a tenant the frame did not read (one of a search's lanes) is read first. */
+async function steerTenant(name, t) {
+  try {
+    state.tenantPanel.open(name, t ?? (await get('tenant', { queue: state.queue, tenant: name })));
+  } catch (err) {
+    toast(err.message, true);
   }
 }
 
@@ -315,11 +333,15 @@ function wirePanel() {
 
 function render(frame) {
   state.frame = frame;
+  state.tenants = new Map((frame.tenants || []).map((t) => [t.tenant, t]));
   renderCards(frame);
   renderRing(frame);
   renderTopLanes(frame);
   renderDead(frame);
-  if (state.config && !state.config.readOnly) refreshPanel(frame);
+  if (state.config && !state.config.readOnly) {
+    refreshPanel(frame);
+    state.tenantPanel.refresh(state.tenants);
+  }
   document.body.dataset.frameAt = String(frame.at);
 }
 
@@ -363,9 +385,11 @@ async function main() {
   byId('mode').textContent = readOnly ? 'read-only' : 'can change lanes';
   if (readOnly) {
     byId('panel').remove();
+    byId('tpanel').remove();
     for (const th of document.querySelectorAll('th.act')) th.remove();
   } else {
     wirePanel();
+    state.tenantPanel = wireTenantPanel((path, body, done) => act(path, body, done), toast);
   }
   fill(byId('queues'), ...queues.map((q) => el('button', { type: 'button', text: q, 'data-queue': q, onclick: () => selectQueue(q) })));
   byId('search').addEventListener('submit', (e) => {
