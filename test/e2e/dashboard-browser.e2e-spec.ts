@@ -419,8 +419,12 @@ describe('dashboard in a real browser (Chromium)', () => {
     const lanes = app.get(LanesService);
     const palette = ['🍎', '🍌', '🍇', '🍓'];
     const guess = (i: number) => ({ guess: [0, 1, 2, 3].map((j) => palette[(i + j) % 4]).join('') });
+    // The masher floods alone; room "arcade" holds three players (its lanes share one turn); two play in no room.
     await lanes.submitMany(GUESS_QUEUE, Array.from({ length: 1_000 }, (_, i) => ({ group: 'masher', payload: { player: 'masher', ...guess(i) } })));
-    await lanes.submitMany(GUESS_QUEUE, ['ana', 'ben', 'chloe', 'dev', 'eli'].flatMap((player) => Array.from({ length: 5 }, (_, i) => ({ group: player, payload: { player, ...guess(i) } }))));
+    const roomOf: Record<string, string | undefined> = { ana: 'arcade', ben: 'arcade', chloe: 'arcade' };
+    // NOTE: the room's players have enough guesses to stay on screen while the room takes its one turn of three.
+    await lanes.submitMany(GUESS_QUEUE, ['ana', 'ben', 'chloe', 'dev', 'eli'].flatMap((player) => Array.from({ length: roomOf[player] ? 150 : 5 }, (_, i) => ({
+      group: player, payload: { player, room: roomOf[player], ...guess(i) }, opts: roomOf[player] ? { tenant: roomOf[player] } : undefined }))));
     await lanes.weight(GUESS_QUEUE, 'ana', 2);
     await lanes.pause(GUESS_QUEUE, 'eli');
 
@@ -430,6 +434,7 @@ describe('dashboard in a real browser (Chromium)', () => {
       await page.waitForFunction(() => (document.querySelector('#chart polyline.s-completed')?.getAttribute('points')?.split(' ').length ?? 0) >= 3,
         undefined, { timeout: 20_000 });
       expect(await rowOf(page, 'masher').count()).toBe(1);
+      expect(await tenantRowOf(page, 'arcade').count()).toBe(1);
       // NOTE: tests write to temporary folders only; `npm run docs:picture` sets EMQ_DOCS_PICTURE to
       // refresh the tracked docs/dashboard.png from this same page.
       const docs = process.env.EMQ_DOCS_PICTURE === '1';
