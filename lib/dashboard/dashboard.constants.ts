@@ -13,6 +13,8 @@ export const SNAPSHOT_LANES = 50;
 export const SNAPSHOT_POSITIONS = 10;
 /** @internal Ring lanes listed per snapshot (the next ones served). */
 export const SNAPSHOT_RING = 20;
+/** @internal Tenants listed per snapshot (the ones with most pending, and those of the listed lanes). */
+export const SNAPSHOT_TENANTS = 20;
 /** @internal Dead letters listed per snapshot (the latest). */
 export const SNAPSHOT_DEAD = 20;
 /** @internal How often the live stream looks for changes while someone watches. */

@@ -5,7 +5,7 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { firstValueFrom, map, Observable, timeout } from 'rxjs';
 import { EchoMqError, LanesService } from '../index';
-import type { JobInfo } from '../index';
+import type { JobInfo, TenantInfo } from '../index';
 import { DashboardActionGuard } from './dashboard-action.guard';
 import { DASHBOARD_CSP, DashboardAssets } from './dashboard-assets';
 import { DashboardFeed } from './dashboard-feed';
@@ -36,6 +36,14 @@ async function checked<T>(call: () => Promise<T>): Promise<T> {
 }
 
 const num = (v: unknown): unknown => (typeof v === 'string' && v !== '' ? Number(v) : v);
+
+/** A pause's `forMs` and `reason` from a change's body, each when given (a lane's pause and a tenant's). */
+function pauseOptions(body: Body): { forMs?: number; reason?: string } {
+  const opts: { forMs?: number; reason?: string } = {};
+  if (body.forMs !== undefined && body.forMs !== null && body.forMs !== '') opts.forMs = num(body.forMs) as number;
+  if (body.reason !== undefined && body.reason !== null && body.reason !== '') opts.reason = body.reason as string;
+  return opts;
+}
 
 /**
  * @internal The dashboard's controller for one mount: the page at `path`, its files at
@@ -232,10 +240,7 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
     @UseGuards(DashboardActionGuard, ...reads)
     pause(@Body() body: Body): Promise<LaneRow> {
       return this.act(body, (q, g) => {
-        const opts: { forMs?: number; reason?: string } = {};
-        if (body.forMs !== undefined && body.forMs !== null && body.forMs !== '') opts.forMs = num(body.forMs) as number;
-        if (body.reason !== undefined && body.reason !== null && body.reason !== '') opts.reason = body.reason as string;
-        return this.lanes.pause(q, g, opts);
+        return this.lanes.pause(q, g, pauseOptions(body));
       });
     }
 
@@ -274,6 +279,48 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
       return this.act(body, (q, g) => this.lanes.rate(q, g, rate));
     }
 
+    /** One tenant: its lanes' sums, its settings, whether it is on the ring. */
+    @Get('api/tenant')
+    @UseGuards(...reads)
+    @Header('Cache-Control', 'no-store')
+    tenant(@Query('queue') queue: unknown, @Query('tenant') tenant: unknown): Promise<TenantInfo> {
+      const q = this.queues.check(queue);
+      return checked(() => this.reader.reads.tenant(q, tenant as string));
+    }
+
+    /** Pauses every lane of a tenant, for `forMs` when given, with a `reason` when given. */
+    @Post('api/tenant/pause')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    pauseTenant(@Body() body: Body): Promise<TenantInfo> {
+      return this.actOnTenant(body, (q, t) => this.lanes.pauseTenant(q, t, pauseOptions(body)));
+    }
+
+    /** Puts a paused tenant back in service. */
+    @Post('api/tenant/resume')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    resumeTenant(@Body() body: Body): Promise<TenantInfo> {
+      return this.actOnTenant(body, (q, t) => this.lanes.resumeTenant(q, t));
+    }
+
+    /** Sets a tenant's weight (its share of the queue's ring). */
+    @Post('api/tenant/weight')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    tenantWeight(@Body() body: Body): Promise<TenantInfo> {
+      return this.actOnTenant(body, (q, t) => this.lanes.tenantWeight(q, t, num(body.weight) as number));
+    }
+
+    /** Sets a tenant's ceiling on its active jobs; `null` (or an empty value) removes it. */
+    @Post('api/tenant/limit')
+    @HttpCode(200)
+    @UseGuards(DashboardActionGuard, ...reads)
+    tenantLimit(@Body() body: Body): Promise<TenantInfo> {
+      const limit = body.limit === null || body.limit === '' ? null : (num(body.limit) as number);
+      return this.actOnTenant(body, (q, t) => this.lanes.tenantLimit(q, t, limit));
+    }
+
     /** Puts a dead job back into its lane. */
     @Post('api/retry')
     @HttpCode(200)
@@ -283,6 +330,15 @@ export function createDashboardController(path: string, guard: Type<CanActivate>
       const retried = await checked(() => this.lanes.retryDead(q, body.jobId as string));
       this.feed.poke(q);
       return { retried };
+    }
+
+    /** Runs a change on a tenant, tells the queue's watchers, and answers with the tenant as it is now. */
+    private async actOnTenant(body: Body, change: (queue: string, tenant: string) => Promise<unknown>): Promise<TenantInfo> {
+      const q = this.queues.check(body?.queue);
+      const tenant = body.tenant as string;
+      await checked(() => change(q, tenant));
+      this.feed.poke(q);
+      return checked(() => this.reader.reads.tenant(q, tenant));
     }
 
     /** Runs a change on a lane, tells the queue's watchers, and answers with the lane as it is now. */

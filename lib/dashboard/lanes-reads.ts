@@ -1,4 +1,4 @@
-import type { LaneInfo, LaneJob, LanePage, LanePosition, LanesService, QueueStats } from '../index';
+import type { LaneInfo, LaneJob, LanePage, LanePosition, LanesService, QueueStats, TenantInfo } from '../index';
 
 /** @internal A lane as the page shows it. */
 export type DashboardLane = LaneInfo;
@@ -6,13 +6,16 @@ export type DashboardLane = LaneInfo;
 /** @internal The queue-wide numbers the page shows, the queue-wide pause included. */
 export type DashboardStats = QueueStats;
 
+/** @internal A tenant as the page shows it (its lanes' sums, its settings, whether it is on the ring). */
+export type DashboardTenant = TenantInfo;
+
 /** @internal Where a pending job stands. */
 export type DashboardPosition = LanePosition;
 
 /**
  * @internal The reads the dashboard makes, all on `LanesService` and each bounded by a page size,
  * never by the number of lanes: stats, top lanes, pages of lanes, one lane, the ring's head, a
- * lane's head job and where it stands, dead letters. It never calls `lanes()` (O(lanes)).
+ * lane's head job and where it stands, dead letters, the top tenants and one tenant. It never calls `lanes()` (O(lanes)).
  */
 export class LanesReads {
   constructor(private readonly lanes: LanesService) {}
@@ -43,6 +46,15 @@ export class LanesReads {
 
   head(queue: string, group: string): Promise<string | null> {
     return this.lanes.peek(queue, group, 1).then((ids) => ids[0] ?? null);
+  }
+
+  /** The names of the `count` tenants with most pending (bounded: see lua/topTenants-2.lua). */
+  topTenants(queue: string, count: number): Promise<string[]> {
+    return this.lanes.topTenants(queue, count).then((top) => top.map((t) => t.tenant));
+  }
+
+  tenant(queue: string, tenant: string): Promise<DashboardTenant> {
+    return this.lanes.tenant(queue, tenant);
   }
 
   dead(queue: string, offset: number, count: number): Promise<LaneJob[]> {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { LanesService, type LaneJob } from '../index';
 import {
-  PAYLOAD_PREVIEW_CHARS, SNAPSHOT_DEAD, SNAPSHOT_LANES, SNAPSHOT_POSITIONS, SNAPSHOT_RING,
+  PAYLOAD_PREVIEW_CHARS, SNAPSHOT_DEAD, SNAPSHOT_LANES, SNAPSHOT_POSITIONS, SNAPSHOT_RING, SNAPSHOT_TENANTS,
 } from './dashboard.constants';
-import { DashboardLane, DashboardPosition, DashboardStats, LanesReads } from './lanes-reads';
+import { DashboardLane, DashboardPosition, DashboardStats, DashboardTenant, LanesReads } from './lanes-reads';
 
 /** @internal A lane row of the page, with where its head job stands when known. */
 export type LaneRow = DashboardLane & { head?: { jobId: string; position: DashboardPosition | null } | null };
@@ -20,6 +20,8 @@ export interface QueueSnapshot {
   stats: DashboardStats;
   ring: string[];
   lanes: LaneRow[];
+  /** The tenants with most pending and the tenants of the listed lanes (the page groups lanes under them). */
+  tenants: DashboardTenant[];
   dead: DeadRow[];
   /** Host ms spent reading this snapshot from the server. */
   readMs: number;
@@ -39,16 +41,28 @@ export class QueueSnapshotReader {
 
   async snapshot(queue: string, laneCount = SNAPSHOT_LANES): Promise<QueueSnapshot> {
     const started = Date.now();
-    const [stats, lanes, ring] = await Promise.all([
+    const [stats, lanes, ring, top] = await Promise.all([
       this.reads.stats(queue),
       this.reads.topLanes(queue, laneCount),
       this.reads.ring(queue, SNAPSHOT_RING),
+      this.reads.topTenants(queue, SNAPSHOT_TENANTS),
     ]);
-    const [rows, dead] = await Promise.all([
+    const [rows, dead, tenants] = await Promise.all([
       this.withHeads(queue, lanes, SNAPSHOT_POSITIONS),
       this.latestDead(queue, stats.dead, SNAPSHOT_DEAD),
+      this.tenantsOf(queue, top, lanes),
     ]);
-    return { queue, at: Date.now(), stats, ring, lanes: rows, dead, readMs: Date.now() - started };
+    return { queue, at: Date.now(), stats, ring, lanes: rows, tenants, dead, readMs: Date.now() - started };
+  }
+
+  /**
+   * The tenants `top` names and those of `lanes`, each read once: at most SNAPSHOT_TENANTS plus one
+   * per listed lane. A queue without tenants (and every compat one) reads none.
+   */
+  async tenantsOf(queue: string, top: string[], lanes: DashboardLane[]): Promise<DashboardTenant[]> {
+    const names = new Set(top);
+    for (const lane of lanes) if (lane.tenant) names.add(lane.tenant);
+    return Promise.all([...names].map((t) => this.reads.tenant(queue, t)));
   }
 
   /** The first `count` rows get their head job's position; the rest go as they are. */

@@ -29,6 +29,10 @@ const ACTIONS: [string, Record<string, unknown>][] = [
   ['limit', { group: 'acme', limit: 2 }],
   ['rate', { group: 'acme', rate: { max: 1, perMs: 1000 } }],
   ['retry', { jobId: 'JOB00000000001' }],
+  ['tenant/pause', { tenant: 'acme-co', forMs: 60_000, reason: 'r' }],
+  ['tenant/resume', { tenant: 'acme-co' }],
+  ['tenant/weight', { tenant: 'acme-co', weight: 5 }],
+  ['tenant/limit', { tenant: 'acme-co', limit: 2 }],
 ];
 
 describe('dashboard HTTP API', () => {
@@ -69,8 +73,9 @@ describe('dashboard HTTP API', () => {
 
   it('read-only (the default): every change is refused with 403 and changes nothing', async () => {
     const { app, lanes } = await boot({ queues: ['shop'] });
-    await lanes.submit('shop', 'acme', { n: 1 });
+    await lanes.submit('shop', 'acme', { n: 1 }, { tenant: 'acme-co' });
     const before = await lanes.lane('shop', 'acme');
+    const tenantBefore = await lanes.tenant('shop', 'acme-co');
     const http = request(app.getHttpServer());
     expect((await http.get('/echomq/api/config')).body).toEqual({ queues: ['shop'], readOnly: true, actionHeader: DASHBOARD_ACTION_HEADER });
     for (const [action, body] of ACTIONS) {
@@ -79,6 +84,48 @@ describe('dashboard HTTP API', () => {
       expect(res.body.message).toMatch(/read-only/);
     }
     expect(await lanes.lane('shop', 'acme')).toEqual(before);
+    expect(await lanes.tenant('shop', 'acme-co')).toEqual(tenantBefore);
+  });
+
+  it('tenants: the snapshot carries the top tenants and the queue ceiling; tenant changes need the header and the guard', async () => {
+    const { app, lanes } = await boot({ queues: ['shop'], readOnly: false, guard: TokenGuard });
+    for (let i = 0; i < 3; i++) await lanes.submit('shop', `u${i}`, { i }, { tenant: 'acme-co' });
+    await lanes.submit('shop', 'solo', { n: 1 });
+    await lanes.queueLimit('shop', 7);
+    const http = request(app.getHttpServer());
+    const snap = (await http.get(`/echomq/api/snapshot?queue=shop&token=${TOKEN}`)).body;
+    expect(snap.stats.limit).toBe(7);
+    expect(snap.tenants).toEqual([expect.objectContaining({ tenant: 'acme-co', lanes: 3, pending: 3, inRing: true, paused: false })]);
+    expect(snap.lanes.filter((l: { tenant: string | null }) => l.tenant === 'acme-co')).toHaveLength(3);
+    expect(snap.ring).toEqual(expect.arrayContaining(['{t}acme-co', 'solo']));
+
+    const noHeader = await http.post(`/echomq/api/tenant/pause?token=${TOKEN}`).send({ queue: 'shop', tenant: 'acme-co' });
+    expect([noHeader.status, noHeader.body.message]).toEqual([403, expect.stringContaining(DASHBOARD_ACTION_HEADER)]);
+    const noToken = await http.post('/echomq/api/tenant/pause').set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', tenant: 'acme-co' });
+    expect(noToken.status).toBe(403);
+    expect((await lanes.tenant('shop', 'acme-co')).paused).toBe(false);
+
+    const act = (path: string, body: Record<string, unknown>) =>
+      http.post(`/echomq/api/tenant/${path}?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', tenant: 'acme-co', ...body });
+    const paused = await act('pause', { forMs: 600_000, reason: 'billing' });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ tenant: 'acme-co', paused: true, pauseReason: 'billing', inRing: false });
+    expect(paused.body.pausedUntil).toBeGreaterThan(Date.now());
+    expect(await lanes.ring('shop', 10)).toEqual(['solo']);
+    expect((await act('weight', { weight: 3 })).body).toMatchObject({ weight: 3 });
+    expect((await act('limit', { limit: 2 })).body).toMatchObject({ limit: 2 });
+    expect((await act('limit', { limit: '' })).body).toMatchObject({ limit: null });
+    expect((await act('resume', {})).body).toMatchObject({ paused: false, inRing: true });
+    expect(await lanes.tenant('shop', 'acme-co')).toMatchObject({ weight: 3, limit: null, paused: false });
+    // Bad input: the engine's message naming the argument, as a 400; nothing written.
+    const bad = await act('weight', { weight: 0 });
+    expect([bad.status, bad.body.argument]).toEqual([400, 'weight']);
+    const badName = await act('limit', { tenant: 'no{brace', limit: 1 });
+    expect([badName.status, badName.body.argument]).toEqual([400, 'tenant']);
+    expect((await lanes.tenant('shop', 'acme-co')).weight).toBe(3);
+    const read = await http.get(`/echomq/api/tenant?queue=shop&tenant=acme-co&token=${TOKEN}`);
+    expect(read.body).toMatchObject({ tenant: 'acme-co', lanes: 3, weight: 3 });
+    expect((await http.get('/echomq/api/tenant?queue=shop&tenant=acme-co')).status).toBe(403);
   });
 
   it('the job view: one job with its progress and last error, no payload; 404 for an id it does not hold, 400 for a bad one', async () => {

@@ -180,6 +180,99 @@ describe('dashboard in a real browser (Chromium)', () => {
     }
   });
 
+  const tenantRowOf = (page: Page, tenant: string) => page.locator('#lanes tbody tr.tenant', { has: page.locator('td.name > span:nth-child(2)', { hasText: tenant }) });
+
+  it('groups lanes under their tenant, shows the queue ceiling, and pausing a tenant from the page takes its entry off the ring', async () => {
+    const { url, lanes } = await boot({ readOnly: false });
+    await lanes.submitMany('shop', [
+      ...Array.from({ length: 4 }, () => ({ group: 'acme-ann', payload: { n: 1 }, opts: { tenant: 'acme' } })),
+      ...Array.from({ length: 2 }, () => ({ group: 'acme-bob', payload: { n: 1 }, opts: { tenant: 'acme' } })),
+      ...Array.from({ length: 3 }, () => ({ group: 'globex-cy', payload: { n: 1 }, opts: { tenant: 'globex' } })),
+      { group: 'loner', payload: { n: 1 } },
+    ]);
+    await lanes.queueLimit('shop', 9);
+    const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=shop`);
+    try {
+      // A tenant's row, then its lanes (indented), tenant by tenant; lanes of no tenant after them.
+      const rows = await page.locator('#lanes tbody tr').evaluateAll((trs) => trs.map((tr) =>
+        `${tr.classList.contains('tenant') ? 'T' : tr.classList.contains('in-tenant') ? '  ' : ''}${tr.querySelector('td.name > span' + (tr.classList.contains('tenant') ? ':nth-child(2)' : ''))?.textContent}`));
+      expect(rows).toEqual(['Tacme', '  acme-ann', '  acme-bob', 'Tglobex', '  globex-cy', 'loner']);
+      expect((await tenantRowOf(page, 'acme').locator('td').nth(1).innerText()).trim()).toBe('6');
+      expect(await tenantRowOf(page, 'acme').locator('td.name').innerText()).toContain('2 lanes');
+      expect(await page.locator('#states dd.ceiling').innerText()).toBe('9 active');
+      expect(await page.locator('#ring li.tenant').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('acme'), expect.stringContaining('globex')]));
+
+      await tenantRowOf(page, 'acme').getByRole('button', { name: 'Steer' }).click();
+      expect(await page.locator('#tpanel-tenant').innerText()).toBe('acme');
+      await page.fill('#t-pause input[name=minutes]', '5');
+      await page.fill('#t-pause input[name=reason]', 'over quota');
+      await page.click('#t-pause button[type=submit]');
+      await page.waitForFunction(() => document.querySelector('#toast')?.textContent?.startsWith('Paused tenant acme'));
+      const t = await lanes.tenant('shop', 'acme');
+      expect(t).toMatchObject({ paused: true, inRing: false, pauseReason: 'over quota', pending: 6 });
+      expect(t.pausedUntil).toBeGreaterThan(Date.now() + 4 * 60_000);
+      expect(await lanes.ring('shop', 10)).not.toContain('{t}acme');
+      await page.waitForFunction(() => ![...document.querySelectorAll('#ring li.tenant')].some((li) => li.getAttribute('data-tenant') === 'acme'), undefined, { timeout: 5_000 });
+      await page.waitForFunction(() => [...document.querySelectorAll('#lanes tbody tr.tenant td.paused')].some((td) => td.textContent?.endsWith('over quota')), undefined, { timeout: 5_000 });
+      expect(await page.locator('#tpanel-state').innerText()).toContain('paused');
+
+      await page.fill('#t-weight input[name=weight]', '3');
+      await page.click('#t-weight button[type=submit]');
+      await page.waitForFunction(() => document.querySelector('#toast')?.textContent?.includes('weight 3'));
+      await page.fill('#t-limit input[name=limit]', '2');
+      await page.click('#t-limit button[type=submit]');
+      await page.waitForFunction(() => document.querySelector('#toast')?.textContent?.includes('ceiling 2'));
+      await page.click('#t-resume');
+      await page.waitForFunction(() => document.querySelector('#toast')?.textContent?.startsWith('Resumed tenant acme'));
+      expect(await lanes.tenant('shop', 'acme')).toMatchObject({ paused: false, inRing: true, weight: 3, limit: 2 });
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it(`shows a tenant named ${XSS} as that text, and runs nothing`, async () => {
+    const { url, lanes } = await boot({ readOnly: false });
+    await lanes.submit('shop', 'lane-of-x', { n: 1 }, { tenant: XSS });
+    await lanes.pauseTenant('shop', XSS, { reason: '<b>why</b>' });
+    const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=shop`);
+    try {
+      expect(await tenantRowOf(page, XSS).count()).toBe(1);
+      expect(await page.locator('#lanes tbody tr.tenant td.name > span:nth-child(2)').allInnerTexts()).toEqual([XSS]);
+      expect(await page.locator('#lanes tbody tr.tenant td.paused').innerText()).toBe('until resumed · <b>why</b>');
+      await tenantRowOf(page, XSS).getByRole('button', { name: 'Steer' }).click();
+      expect(await page.locator('#tpanel-tenant').innerText()).toBe(XSS);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('b').count()).toBe(0);
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('read-only shows no tenant controls, and a forged tenant POST gets 403', async () => {
+    const { url, lanes } = await boot();
+    await lanes.submit('shop', 'acme-ann', { n: 1 }, { tenant: 'acme' });
+    const { page, trouble } = await open(`${url}?queue=shop`);
+    try {
+      expect(await tenantRowOf(page, 'acme').count()).toBe(1);
+      expect(await page.locator('#tpanel').count()).toBe(0);
+      expect(await page.locator('#lanes button').count()).toBe(0);
+      const statuses = await page.evaluate(async () => {
+        const send = (headers: Record<string, string>) => fetch('api/tenant/pause', {
+          method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ queue: 'shop', tenant: 'acme' }),
+        }).then((r) => r.status);
+        return [await send({}), await send({ 'x-echomq-action': '1' })];
+      });
+      expect(statuses).toEqual([403, 403]);
+      expect((await lanes.tenant('shop', 'acme')).paused).toBe(false);
+      // NOTE: Chromium logs the two refused answers.
+      expect(trouble.dialogs).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('the job view shows a job\'s state and progress, looked up by id or opened from a dead letter', async () => {
     const { url, lanes } = await boot();
     const id = await lanes.submit('shop', 'acme', { n: 1 });
@@ -326,8 +419,12 @@ describe('dashboard in a real browser (Chromium)', () => {
     const lanes = app.get(LanesService);
     const palette = ['🍎', '🍌', '🍇', '🍓'];
     const guess = (i: number) => ({ guess: [0, 1, 2, 3].map((j) => palette[(i + j) % 4]).join('') });
+    // The masher floods alone; room "arcade" holds three players (its lanes share one turn); two play in no room.
     await lanes.submitMany(GUESS_QUEUE, Array.from({ length: 1_000 }, (_, i) => ({ group: 'masher', payload: { player: 'masher', ...guess(i) } })));
-    await lanes.submitMany(GUESS_QUEUE, ['ana', 'ben', 'chloe', 'dev', 'eli'].flatMap((player) => Array.from({ length: 5 }, (_, i) => ({ group: player, payload: { player, ...guess(i) } }))));
+    const roomOf: Record<string, string | undefined> = { ana: 'arcade', ben: 'arcade', chloe: 'arcade' };
+    // NOTE: the room's players have enough guesses to stay on screen while the room takes its one turn of three.
+    await lanes.submitMany(GUESS_QUEUE, ['ana', 'ben', 'chloe', 'dev', 'eli'].flatMap((player) => Array.from({ length: roomOf[player] ? 150 : 5 }, (_, i) => ({
+      group: player, payload: { player, room: roomOf[player], ...guess(i) }, opts: roomOf[player] ? { tenant: roomOf[player] } : undefined }))));
     await lanes.weight(GUESS_QUEUE, 'ana', 2);
     await lanes.pause(GUESS_QUEUE, 'eli');
 
@@ -337,6 +434,7 @@ describe('dashboard in a real browser (Chromium)', () => {
       await page.waitForFunction(() => (document.querySelector('#chart polyline.s-completed')?.getAttribute('points')?.split(' ').length ?? 0) >= 3,
         undefined, { timeout: 20_000 });
       expect(await rowOf(page, 'masher').count()).toBe(1);
+      expect(await tenantRowOf(page, 'arcade').count()).toBe(1);
       // NOTE: tests write to temporary folders only; `npm run docs:picture` sets EMQ_DOCS_PICTURE to
       // refresh the tracked docs/dashboard.png from this same page.
       const docs = process.env.EMQ_DOCS_PICTURE === '1';

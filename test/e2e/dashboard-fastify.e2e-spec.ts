@@ -123,6 +123,29 @@ describe('dashboard on Fastify', () => {
     expect(await lanes.lane('shop', 'acme')).toEqual(before);
   });
 
+  it('tenant changes: refused read-only, and need the action header and the guard when writable', async () => {
+    const ro = await boot({ queues: ['shop'] });
+    await ro.lanes.submit('shop', 'acme', { n: 1 }, { tenant: 'acme-co' });
+    const refused = await request(ro.app.getHttpServer())
+      .post('/echomq/api/tenant/pause').set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', tenant: 'acme-co', reason: 'r' });
+    expect([refused.status, refused.body.message]).toEqual([403, expect.stringMatching(/read-only/)]);
+    expect((await ro.lanes.tenant('shop', 'acme-co')).paused).toBe(false);
+
+    const { app, lanes } = await boot({ queues: ['shop'], readOnly: false, guard: TokenGuard });
+    const http = request(app.getHttpServer());
+    expect((await http.post(`/echomq/api/tenant/pause?token=${TOKEN}`).send({ queue: 'shop', tenant: 'acme-co' })).status).toBe(403);
+    expect((await http.post('/echomq/api/tenant/pause').set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', tenant: 'acme-co' })).status).toBe(403);
+    expect((await lanes.tenant('shop', 'acme-co')).paused).toBe(false);
+    const ok = await http.post(`/echomq/api/tenant/pause?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', tenant: 'acme-co', forMs: '60000', reason: 'r' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ tenant: 'acme-co', paused: true, pauseReason: 'r', inRing: false });
+    const limit = await http.post(`/echomq/api/tenant/limit?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'shop', tenant: 'acme-co', limit: 4 });
+    expect(limit.body).toMatchObject({ limit: 4 });
+    const snap = (await http.get(`/echomq/api/snapshot?queue=shop&token=${TOKEN}`)).body;
+    expect(snap.tenants).toEqual([expect.objectContaining({ tenant: 'acme-co', paused: true, limit: 4 })]);
+    expect(snap.stats.limit).toBeNull();
+  });
+
   it('writable: a change needs both the action header and the guard', async () => {
     const { app, lanes } = await boot({ queues: ['shop'], readOnly: false, guard: TokenGuard });
     await lanes.submit('shop', 'acme', { n: 1 });

@@ -1,9 +1,11 @@
 // The EchoMQ dashboard page: reads its config, follows the live stream of one queue at a time,
 // and (unless read-only) sends changes. Plain modules, no framework, no build step.
 import { get, post, stream } from './api.js';
-import { backlogBar, drawRates, drawStack } from './chart.js';
-import { byId, clock, count, duration, el, fill, rate } from './dom.js';
+import { renderCards } from './cards.js';
+import { backlogBar } from './chart.js';
+import { byId, clock, count, duration, el, fill } from './dom.js';
 import { showJob, wireJobView } from './job-view.js';
+import { groupedRows, ringItem, wireTenantPanel } from './tenants.js';
 
 const state = {
   config: null,
@@ -15,6 +17,9 @@ const state = {
   view: 'top',
   search: null,
   selected: null,
+  /** The frame's tenants by name (the lanes table groups lanes under them), and the tenant panel. */
+  tenants: new Map(),
+  tenantPanel: null,
   /** The Steer panel's lane read in flight, if any (see refreshPanel). */
   panelRead: null,
   toastTimer: 0,
@@ -41,43 +46,6 @@ function setLive(s) {
   live.textContent = s === 'on' ? 'live' : s === 'closed' ? 'disconnected' : 'reconnecting…';
 }
 
-function dl(node, rows) {
-  fill(node, ...rows.flatMap(([k, v, cls]) => [el('dt', { text: k }), el('dd', { text: v, className: cls })]));
-}
-
-// ---- the queue's numbers ----
-
-function renderCards(frame) {
-  const s = frame.stats;
-  const { latest, spanMs } = drawRates(byId('chart'), frame.history || []);
-  dl(byId('totals'), [
-    ['submitted', count(s.totals.submitted)],
-    ['completed', count(s.totals.completed)],
-    ['retried', count(s.totals.retried)],
-    ['dead', count(s.totals.dead)],
-    ['cancelled', count(s.totals.cancelled ?? 0)],
-    ['completed/s, last 60 s', rate(s.completedPerSec)],
-  ]);
-  dl(byId('states'), [
-    ['pending', count(s.pending)], ['scheduled', count(s.scheduled)], ['active', count(s.active)], ['dead', count(s.dead)],
-  ]);
-  drawStack(byId('states-bar'), [
-    { value: s.pending, className: 's-pending' }, { value: s.scheduled, className: 's-scheduled' },
-    { value: s.active, className: 's-active' }, { value: s.dead, className: 's-dead' },
-  ]);
-  dl(byId('lane-counts'), [
-    ['lanes', count(s.lanes)], ['in the ring', count(s.ringLength)], ['paused', count(s.pausedLanes)],
-    ...(s.paused ? [['queue', 'paused', 'paused']] : []),
-  ]);
-  byId('chart-span').textContent = spanMs ? `last ${duration(spanMs)}` : '';
-  // NOTE: the legend's rates are the chart's latest step, not the totals card's minute: say which.
-  fill(byId('chart-legend'),
-    el('span', { className: 'window', text: latest ? `last ${duration(latest.stepMs)}:` : 'now:' }),
-    el('span', { className: 'key completed', text: `completed ${latest ? rate(latest.completed) : '–'}/s` }),
-    el('span', { className: 'key retried', text: `retried ${latest ? rate(latest.retried) : '–'}/s` }),
-    el('span', { className: 'key dead', text: `dead ${latest ? rate(latest.dead) : '–'}/s` }));
-}
-
 function renderRing(frame) {
   const ring = byId('ring');
   if (frame.ring.length === 0) {
@@ -85,7 +53,7 @@ function renderRing(frame) {
     return;
   }
   const more = frame.stats.ringLength - frame.ring.length;
-  fill(ring, ...frame.ring.map((g) => el('li', { text: g, title: g })),
+  fill(ring, ...frame.ring.map(ringItem),
     more > 0 ? el('li', { className: 'empty', text: `+ ${count(more)} more` }) : null);
 }
 
@@ -141,7 +109,11 @@ function renderLanes(lanes, note, canMore) {
   const max = lanes.reduce((m, l) => Math.max(m, l.pending), 0);
   const cols = state.config.readOnly ? 8 : 9;
   if (lanes.length === 0) fill(body, el('tr', { className: 'empty' }, el('td', { colspan: cols, text: 'no lanes' })));
-  else fill(body, ...lanes.map((l) => laneRow(l, max)));
+  else {
+    fill(body, ...groupedRows(lanes, state.tenants, laneRow, {
+      maxPending: max, readOnly: state.config.readOnly, onSteer: (name, t) => steerTenant(name, t),
+    }));
+  }
   byId('lanes-note').textContent = note;
   byId('lanes-more').hidden = !canMore;
 }
@@ -225,6 +197,15 @@ async function act(path, body, done) {
   } catch (err) {
     toast(err.message, true);
     return null;
+  }
+}
+
+/** Opens the tenant panel; a tenant the frame did not read (one of a search's lanes) is read first. */
+async function steerTenant(name, t) {
+  try {
+    state.tenantPanel.open(name, t ?? (await get('tenant', { queue: state.queue, tenant: name })));
+  } catch (err) {
+    toast(err.message, true);
   }
 }
 
@@ -315,11 +296,15 @@ function wirePanel() {
 
 function render(frame) {
   state.frame = frame;
+  state.tenants = new Map((frame.tenants || []).map((t) => [t.tenant, t]));
   renderCards(frame);
   renderRing(frame);
   renderTopLanes(frame);
   renderDead(frame);
-  if (state.config && !state.config.readOnly) refreshPanel(frame);
+  if (state.config && !state.config.readOnly) {
+    refreshPanel(frame);
+    state.tenantPanel.refresh(state.tenants);
+  }
   document.body.dataset.frameAt = String(frame.at);
 }
 
@@ -363,9 +348,11 @@ async function main() {
   byId('mode').textContent = readOnly ? 'read-only' : 'can change lanes';
   if (readOnly) {
     byId('panel').remove();
+    byId('tpanel').remove();
     for (const th of document.querySelectorAll('th.act')) th.remove();
   } else {
     wirePanel();
+    state.tenantPanel = wireTenantPanel((path, body, done) => act(path, body, done), toast);
   }
   fill(byId('queues'), ...queues.map((q) => el('button', { type: 'button', text: q, 'data-queue': q, onclick: () => selectQueue(q) })));
   byId('search').addEventListener('submit', (e) => {
