@@ -10,7 +10,10 @@
   A lane's tenant is the string emq:{q}:g:<group>:tenant (a lane key, like its pending set); the
   lanes of T that hold jobs or settings are the set emq:{q}:t:<T>:lanes (and the tenants that have
   such lanes the set emq:{q}:tenants, derived from base as meta is); T's settings and active
-  count are the hash emq:{q}:t:<T>:info (weight, limit, active, paused, until, reason). Every job
+  count are the hash emq:{q}:t:<T>:info (weight, limit, active, paused, until, reason). The active
+  count is kept only while T has a limit (nothing else reads it): tenantLimit sets it from T's lanes
+  (count) when a limit is set where none was, and drops it with the limit, so a tenant without one
+  pays no HINCRBY per claim or ack. Every job
   submitted naming T or served under T carries it in its row, so the ack that ends it knows whose
   active count drops, and a job that comes back to a lane the queue forgot meanwhile (promoted,
   retried from the dead set) puts the lane back under T. The row field is `held`: one character,
@@ -23,17 +26,18 @@
   laneRing(base, group, ringKey, ringSetKey) -> ring, ringset, tenant: where the lane lives
   (The rotation at both levels, ringNext, is the claims' half of this, in ringNext.lua.)
   tenantOps() -> the table of what only a queue with tenants needs (below).
-    .state(base, T) -> { weight, limit (nil: none), active, paused }; .open(t): may it be served
+    .state(base, T) -> { weight, limit (nil: none), active (kept only under a limit), paused }; .open(t): may it be served
+    .count(base, T, gactiveKey) -> T's active jobs, summed over its lanes (O(T's lanes): tenantLimit only)
     .join(base, ringKey, ringSetKey, T, t?, filled?) -> 1 when T's entry joined the queue's ring
     .sync(base, T, ringKey, ringSetKey, wakeKey) -> 1 joined, -1 left, 0 neither: T's entry on the
       queue's ring exactly when T is open and its ring list not empty (operator paths: LREM)
     .vacate(ringKey, ringSetKey, ring, T, atTail): T's entry leaves the queue's ring when its ring
       list is empty (atTail: a claim has just rotated it to the tail, so RPOP; else LREM)
     .served(base, ringKey, ringSetKey, ring, T, t, n, laneLeft): a claim served n jobs of the lane
-      ringNext gave (laneLeft: the lane then left `ring`'s list): T's active count rises, and its
+      ringNext gave (laneLeft: the lane then left `ring`'s list): T's active count rises (under a limit), and its
       entry (at the tail) leaves the queue's ring with its last lane or at its limit (t.left)
-    .release(base, T, n, ringKey, ringSetKey, wakeKey): n jobs of T stopped being active; a tenant
-      that was at its limit rejoins the queue's ring
+    .release(base, T, n, ringKey, ringSetKey, wakeKey): n jobs of T stopped being active; under a
+      limit its count drops, and a tenant that was at its limit rejoins the queue's ring
     .conflict(base, group, T, gactiveKey) -> the lane's tenant ('' for none) when naming T for the
       lane must be refused (it holds pending or active jobs under another tenant or none), else nil
     .adopt(base, group, T, ringSetKey, known?): T becomes the lane's tenant; a lane its rate parked (kept
@@ -114,8 +118,18 @@ local function tenantOps()
     end
   end
 
+  function T.count(base, tenant, gactiveKey)
+    local lanes = rcall('SMEMBERS', base .. 't:' .. tenant .. ':lanes')
+    local sum = 0
+    for i = 1, #lanes, 1000 do
+      local counts = rcall('HMGET', gactiveKey, unpack(lanes, i, math.min(#lanes, i + 999)))
+      for j = 1, #counts do sum = sum + (tonumber(counts[j]) or 0) end
+    end
+    return sum
+  end
+
   function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft)
-    if n > 0 then t.active = rcall('HINCRBY', infoKey(base, tenant), 'active', string.format('%d', n)) end
+    if n > 0 and t.limit then t.active = rcall('HINCRBY', infoKey(base, tenant), 'active', string.format('%d', n)) end
     if (laneLeft and rcall('LLEN', ring) == 0) or (t.limit and t.active >= t.limit) then
       if rcall('SREM', ringSetKey, TENANT_MARK .. tenant) == 1 then rcall('RPOP', ringKey) end
       t.left = true
@@ -124,14 +138,15 @@ local function tenantOps()
 
   function T.release(base, tenant, n, ringKey, ringSetKey, wakeKey)
     local key = infoKey(base, tenant)
+    local r = rcall('HMGET', key, 'limit', 'paused')
+    local limit = tonumber(r[1])
+    if not limit then return end
     local left = rcall('HINCRBY', key, 'active', string.format('%d', -n))
     if left <= 0 then
       rcall('HDEL', key, 'active')
       left = 0
     end
-    local r = rcall('HMGET', key, 'limit', 'paused')
-    local limit = tonumber(r[1])
-    if limit and left < limit and left + n >= limit and not r[2]
+    if left < limit and left + n >= limit and not r[2]
        and T.join(base, ringKey, ringSetKey, tenant, { limit = limit, active = left, paused = false }) == 1 then
       pushWake(wakeKey)
     end
