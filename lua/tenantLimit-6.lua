@@ -18,7 +18,8 @@
 
   Reply: 1 when the tenant's entry joined the queue's ring, -1 when it left, 0 otherwise.
   Clock: none.
-  Derived keys: the tenant's ring emq:{q}:t:<tenant>:ring (its length), from ARGV[1] pinned to KEYS[1].
+  Derived keys: the tenant's ring emq:{q}:t:<tenant>:ring (its length) and emq:{q}:meta (field
+  tenantSet, see laneRing), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
 --- @include "laneRing"
@@ -33,6 +34,7 @@ if rawLimit ~= '' and (not limit or limit < 1 or limit > 1000000 or limit % 1 ~=
   return redis.error_reply('ERR echomq: tenantLimit must be an integer from 1 to 1000000, or none')
 end
 if limit then
+  tenantOps().marked(base)
   if rcall('HSET', KEYS[4], 'limit', string.format('%d', limit)) == 1 then
     -- NOTE: the field is new (no limit until now), so nothing kept the count: it starts from the lanes.
     local active = tenantOps().count(base, tenant, KEYS[5])

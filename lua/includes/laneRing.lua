@@ -21,12 +21,17 @@
   none); a row without it has neither. One field, so an ack reads one more field, not two. Compat mode has no tenants: nothing here is read.
   Field `tenants` of emq:{q}:meta says that the queue has ever had a tenant (set by the first
   adopt, never cleared); a script asks once (laneRing), so a queue without tenants reads no lane's
-  tenant (the meta key is derived from base, as pushWake derives it from the wake key).
+  tenant (the meta key is derived from base, as pushWake derives it from the wake key). Field
+  `tenantSet` says that a tenant of the queue has ever had a setting (weight, limit or pause: set by
+  tenantWeight, tenantLimit and pauseTenant through .marked, never cleared); until then every tenant
+  has weight 1, no limit and no pause, so a claim reads no tenant's settings and an ack none either
+  (a script asks once: state and release; claims learn it from dueWork's read of meta).
 
   laneRing(base, group, ringKey, ringSetKey) -> ring, ringset, tenant: where the lane lives
   (The rotation at both levels, ringNext, is the claims' half of this, in ringNext.lua.)
   tenantOps() -> the table of what only a queue with tenants needs (below).
     .state(base, T) -> { weight, limit (nil: none), active (kept only under a limit), paused }; .open(t): may it be served
+    .marked(base): T has (or had) a setting, so from now on every script reads the tenants' settings
     .count(base, T, gactiveKey) -> T's active jobs, summed over its lanes (O(T's lanes): tenantLimit only)
     .join(base, ringKey, ringSetKey, T, t?, filled?) -> 1 when T's entry joined the queue's ring
     .sync(base, T, ringKey, ringSetKey, wakeKey) -> 1 joined, -1 left, 0 neither: T's entry on the
@@ -51,6 +56,8 @@
 ]]
 local TENANT_MARK = '{t}'
 local anyTenant
+-- nil: not read yet in this script; false: no tenant of the queue has ever had a setting.
+local tenantSettings
 
 local function laneRing(base, group, ringKey, ringSetKey)
   if compatMode() then return ringKey, ringSetKey, nil end
@@ -72,7 +79,18 @@ local function tenantOps()
     return base .. 't:' .. tenant .. ':info'
   end
 
+  local function anySettings(base)
+    if tenantSettings == nil then tenantSettings = rcall('HEXISTS', base .. 'meta', 'tenantSet') == 1 end
+    return tenantSettings
+  end
+
+  function T.marked(base)
+    rcall('HSET', base .. 'meta', 'tenantSet', '1')
+    tenantSettings = true
+  end
+
   function T.state(base, tenant)
+    if not anySettings(base) then return { weight = 1, active = 0, paused = false } end
     local r = rcall('HMGET', infoKey(base, tenant), 'weight', 'limit', 'active', 'paused')
     return { weight = tonumber(r[1]) or 1, limit = tonumber(r[2]), active = tonumber(r[3]) or 0, paused = r[4] and true or false }
   end
@@ -137,6 +155,7 @@ local function tenantOps()
   end
 
   function T.release(base, tenant, n, ringKey, ringSetKey, wakeKey)
+    if not anySettings(base) then return end
     local key = infoKey(base, tenant)
     local r = rcall('HMGET', key, 'limit', 'paused')
     local limit = tonumber(r[1])
