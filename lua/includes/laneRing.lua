@@ -51,8 +51,10 @@
       its lane: a lane that holds no job takes T back; one that holds jobs keeps its own tenant, and
       the row is made to name that one (so a row never names a tenant its lane does not have)
   NOTE: every `local function` of a script costs a closure on every call (about 540 server
-  instructions each), so the tenant helpers are built on first use: a queue without tenants pays
-  for laneRing and tenantOps alone (and claims for ringNext).
+  instructions each, more with the table write of a `function T.x`), so the tenant helpers are built
+  on first use: a queue without tenants pays for laneRing and tenantOps alone (and claims for
+  ringNext); a claim or an ack under a tenant builds the six it uses, and the rest (marked, sync,
+  count, conflict, adopt, giveBack) are built on the first read of one of them.
 ]]
 local TENANT_MARK = '{t}'
 local anyTenant
@@ -75,23 +77,10 @@ local function tenantOps()
   local T = {}
   tenantFns = T
 
-  local function infoKey(base, tenant)
-    return base .. 't:' .. tenant .. ':info'
-  end
-
-  local function anySettings(base)
-    if tenantSettings == nil then tenantSettings = rcall('HEXISTS', base .. 'meta', 'tenantSet') == 1 end
-    return tenantSettings
-  end
-
-  function T.marked(base)
-    rcall('HSET', base .. 'meta', 'tenantSet', '1')
-    tenantSettings = true
-  end
-
   function T.state(base, tenant)
-    if not anySettings(base) then return { weight = 1, active = 0, paused = false } end
-    local r = rcall('HMGET', infoKey(base, tenant), 'weight', 'limit', 'active', 'paused')
+    if tenantSettings == nil then tenantSettings = rcall('HEXISTS', base .. 'meta', 'tenantSet') == 1 end
+    if not tenantSettings then return { weight = 1, active = 0, paused = false } end
+    local r = rcall('HMGET', base .. 't:' .. tenant .. ':info', 'weight', 'limit', 'active', 'paused')
     return { weight = tonumber(r[1]) or 1, limit = tonumber(r[2]), active = tonumber(r[3]) or 0, paused = r[4] and true or false }
   end
 
@@ -114,20 +103,6 @@ local function tenantOps()
     return 1
   end
 
-  function T.sync(base, tenant, ringKey, ringSetKey, wakeKey)
-    if T.join(base, ringKey, ringSetKey, tenant) == 1 then
-      pushWake(wakeKey)
-      return 1
-    end
-    local entry = TENANT_MARK .. tenant
-    if (not T.open(T.state(base, tenant)) or rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0)
-       and rcall('SREM', ringSetKey, entry) == 1 then
-      rcall('LREM', ringKey, '0', entry)
-      return -1
-    end
-    return 0
-  end
-
   function T.vacate(ringKey, ringSetKey, ring, tenant, atTail)
     if rcall('LLEN', ring) > 0 then return end
     local entry = TENANT_MARK .. tenant
@@ -136,18 +111,8 @@ local function tenantOps()
     end
   end
 
-  function T.count(base, tenant, gactiveKey)
-    local lanes = rcall('SMEMBERS', base .. 't:' .. tenant .. ':lanes')
-    local sum = 0
-    for i = 1, #lanes, 1000 do
-      local counts = rcall('HMGET', gactiveKey, unpack(lanes, i, math.min(#lanes, i + 999)))
-      for j = 1, #counts do sum = sum + (tonumber(counts[j]) or 0) end
-    end
-    return sum
-  end
-
   function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft)
-    if n > 0 and t.limit then t.active = rcall('HINCRBY', infoKey(base, tenant), 'active', string.format('%d', n)) end
+    if n > 0 and t.limit then t.active = rcall('HINCRBY', base .. 't:' .. tenant .. ':info', 'active', string.format('%d', n)) end
     if (laneLeft and rcall('LLEN', ring) == 0) or (t.limit and t.active >= t.limit) then
       if rcall('SREM', ringSetKey, TENANT_MARK .. tenant) == 1 then rcall('RPOP', ringKey) end
       t.left = true
@@ -155,8 +120,9 @@ local function tenantOps()
   end
 
   function T.release(base, tenant, n, ringKey, ringSetKey, wakeKey)
-    if not anySettings(base) then return end
-    local key = infoKey(base, tenant)
+    if tenantSettings == nil then tenantSettings = rcall('HEXISTS', base .. 'meta', 'tenantSet') == 1 end
+    if not tenantSettings then return end
+    local key = base .. 't:' .. tenant .. ':info'
     local r = rcall('HMGET', key, 'limit', 'paused')
     local limit = tonumber(r[1])
     if not limit then return end
@@ -171,48 +137,83 @@ local function tenantOps()
     end
   end
 
-  function T.conflict(base, group, tenant, gactiveKey)
-    local _, _, current = laneRing(base, group)
-    if current == tenant then return nil end
-    if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', gactiveKey, group) then
-      return current or ''
+  -- NOTE: what the operator's scripts, the submits and the hand-backs use is built on the first
+  -- read of one of them (this __index), so a claim or an ack builds seven closures, not thirteen.
+  setmetatable(T, { __index = function(_, name)
+    setmetatable(T, nil)
+    function T.marked(base)
+      rcall('HSET', base .. 'meta', 'tenantSet', '1')
+      tenantSettings = true
     end
-    return nil
-  end
 
-  function T.adopt(base, group, tenant, ringSetKey, known)
-    local key = base .. 'g:' .. group .. ':tenant'
-    -- NOTE: `known`: the lane's tenant as the caller read it in this script ('' for none), spared a GET.
-    local current
-    if known == nil then current = rcall('GET', key) elseif known ~= '' then current = known else current = false end
-    if current == tenant then return end
-    if not anyTenant then
-      rcall('HSET', base .. 'meta', 'tenants', '1')
-      anyTenant = true
+    function T.sync(base, tenant, ringKey, ringSetKey, wakeKey)
+      if T.join(base, ringKey, ringSetKey, tenant) == 1 then
+        pushWake(wakeKey)
+        return 1
+      end
+      local entry = TENANT_MARK .. tenant
+      if (not T.open(T.state(base, tenant)) or rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0)
+         and rcall('SREM', ringSetKey, entry) == 1 then
+        rcall('LREM', ringKey, '0', entry)
+        return -1
+      end
+      return 0
     end
-    rcall('SET', key, tenant)
-    rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
-    rcall('SADD', base .. 'tenants', tenant)
-    local from = ringSetKey
-    if current then
-      from = base .. 't:' .. current .. ':ringset'
-      rcall('SREM', base .. 't:' .. current .. ':lanes', group)
-      if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', current) end
-    end
-    if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
-  end
 
-  function T.giveBack(base, jobKey, group, tenant, gactiveKey, ringSetKey)
-    if compatMode() then return end
-    local current = T.conflict(base, group, tenant, gactiveKey)
-    if not current then
-      T.adopt(base, group, tenant, ringSetKey)
-    elseif current == '' then
-      rcall('HDEL', jobKey, 'held')
-    else
-      rcall('HSET', jobKey, 'held', '0' .. current)
+    function T.count(base, tenant, gactiveKey)
+      local lanes = rcall('SMEMBERS', base .. 't:' .. tenant .. ':lanes')
+      local sum = 0
+      for i = 1, #lanes, 1000 do
+        local counts = rcall('HMGET', gactiveKey, unpack(lanes, i, math.min(#lanes, i + 999)))
+        for j = 1, #counts do sum = sum + (tonumber(counts[j]) or 0) end
+      end
+      return sum
     end
-  end
+
+    function T.conflict(base, group, tenant, gactiveKey)
+      local _, _, current = laneRing(base, group)
+      if current == tenant then return nil end
+      if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', gactiveKey, group) then
+        return current or ''
+      end
+      return nil
+    end
+
+    function T.adopt(base, group, tenant, ringSetKey, known)
+      local key = base .. 'g:' .. group .. ':tenant'
+      -- NOTE: `known`: the lane's tenant as the caller read it in this script ('' for none), spared a GET.
+      local current
+      if known == nil then current = rcall('GET', key) elseif known ~= '' then current = known else current = false end
+      if current == tenant then return end
+      if not anyTenant then
+        rcall('HSET', base .. 'meta', 'tenants', '1')
+        anyTenant = true
+      end
+      rcall('SET', key, tenant)
+      rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
+      rcall('SADD', base .. 'tenants', tenant)
+      local from = ringSetKey
+      if current then
+        from = base .. 't:' .. current .. ':ringset'
+        rcall('SREM', base .. 't:' .. current .. ':lanes', group)
+        if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', current) end
+      end
+      if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
+    end
+
+    function T.giveBack(base, jobKey, group, tenant, gactiveKey, ringSetKey)
+      if compatMode() then return end
+      local current = T.conflict(base, group, tenant, gactiveKey)
+      if not current then
+        T.adopt(base, group, tenant, ringSetKey)
+      elseif current == '' then
+        rcall('HDEL', jobKey, 'held')
+      else
+        rcall('HSET', jobKey, 'held', '0' .. current)
+      end
+    end
+    return rawget(T, name)
+  end })
 
   return T
 end
