@@ -17,7 +17,8 @@
 
   Reply: -1 when the tenant's entry left the queue's ring, 0 otherwise.
   Clock: server TIME (the end of a timed pause).
-  Derived keys: the tenant's ring emq:{q}:t:<tenant>:ring (its length), from ARGV[1] pinned to KEYS[1].
+  Derived keys: the tenant's ring emq:{q}:t:<tenant>:ring (its length) and emq:{q}:meta (field
+  tenantSet, see laneRing), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -30,6 +31,7 @@ if KEYS[1] ~= base .. 'ring' or KEYS[5] ~= base .. 't:' .. tenant .. ':info' or 
    or (rawFor ~= '' and (not forMs or forMs < 1 or forMs > 315360000000 or forMs % 1 ~= 0)) then
   return redis.error_reply('ERR echomq: pauseTenant arguments do not match its keys')
 end
+tenantOps().marked(base)
 rcall('HSET', KEYS[5], 'paused', '1')
 if forMs then
   local untilMs = nowMs() + forMs

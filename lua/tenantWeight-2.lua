@@ -12,9 +12,10 @@
   ARGV[3] weight  integer 1..1000000
 
   Reply: 1.
-  Clock: none.  Derived keys: none.
+  Clock: none.  Derived keys: emq:{q}:meta (field tenantSet, see laneRing), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
+--- @include "laneRing"
 
 local base, tenant, weight = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if KEYS[1] ~= base .. 'ring' or KEYS[2] ~= base .. 't:' .. tenant .. ':info' then
@@ -23,6 +24,7 @@ end
 if not weight or weight < 1 or weight > 1000000 or weight % 1 ~= 0 then
   return redis.error_reply('ERR echomq: tenantWeight must be an integer from 1 to 1000000')
 end
+tenantOps().marked(base)
 if weight == 1 then
   rcall('HDEL', KEYS[2], 'weight')
 else

@@ -11,7 +11,7 @@ export class TenantScripts {
   }
 
   async limit(k: LaneKeys, tenant: string, limit: number | null): Promise<void> {
-    await this.scripts.run('tenantLimit', k.queue, 'tenantLimit', [k.ring, k.ringSet, k.wake, k.tenantInfo(tenant)],
+    await this.scripts.run('tenantLimit', k.queue, 'tenantLimit', [k.ring, k.ringSet, k.wake, k.tenantInfo(tenant), k.gactive, k.tenantLanes(tenant)],
       [k.base, tenant, limit ?? '']);
   }
 
@@ -38,15 +38,18 @@ export class TenantScripts {
     await this.scripts.run('queueLimit', k.queue, 'queueLimit', [k.meta, k.wake, k.active], [limit ?? '']);
   }
 
-  /** The tenant's state; its pending count summed over its lanes, a page of 1,000 lanes a call. */
+  /** The tenant's state; its pending (and, without a limit, active) count summed over its lanes, a page of 1,000 lanes a call. */
   async info(k: LaneKeys, tenant: string): Promise<TenantInfo> {
     let cursor = '0';
     let pending = 0;
+    let active = 0;
     let r: unknown[];
     do {
       r = (await this.scripts.run('tenant', k.queue, 'tenantInfo',
-        [k.ringSet, k.tenantInfo(tenant), k.tenantRing(tenant), k.tenantLanes(tenant), k.index, k.timers], [k.base, tenant, cursor])) as unknown[];
+        [k.ringSet, k.tenantInfo(tenant), k.tenantRing(tenant), k.tenantLanes(tenant), k.index, k.timers, k.gactive], [k.base, tenant, cursor])) as unknown[];
       pending += Number(r[1]);
+      // NOTE: without a limit the script counts the page's active jobs (no count is kept then).
+      active = Number(r[4]) < 0 ? active + Number(r[2]) : Number(r[2]);
       cursor = String(r[9]);
     } while (cursor !== '0');
     const limit = Number(r[4]);
@@ -55,7 +58,7 @@ export class TenantScripts {
       tenant,
       lanes: Number(r[0]),
       pending,
-      active: Number(r[2]),
+      active,
       weight: Number(r[3]),
       limit: limit < 0 ? null : limit,
       paused: Number(r[5]) === 1,

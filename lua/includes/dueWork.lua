@@ -22,7 +22,9 @@ local function dueWork(base, now, promoteMax, k, present)
   present = present or rcall('EXISTS', k.schedule, k.timers, k.meta)
   local moved, nextDue, timerAt, rated = 0, -1, -1, false
   if present == 0 then return nextDue, timerAt, rated, false end
-  local meta = rcall('HMGET', k.meta, 'paused', 'limit')
+  local meta = rcall('HMGET', k.meta, 'paused', 'limit', 'tenantSet')
+  -- NOTE: the same read tells laneRing whether any tenant has a setting (spares it a HEXISTS).
+  tenantSettings = meta[3] ~= false
   if meta[1] then return nextDue, timerAt, rated, true end
   moved, nextDue = promoteDue(base, now, promoteMax, k.schedule, k.ring, k.ringset, k.paused,
     k.glimit, k.gactive, k.wake, k.lanes, k)

@@ -10,7 +10,10 @@
   A lane's tenant is the string emq:{q}:g:<group>:tenant (a lane key, like its pending set); the
   lanes of T that hold jobs or settings are the set emq:{q}:t:<T>:lanes (and the tenants that have
   such lanes the set emq:{q}:tenants, derived from base as meta is); T's settings and active
-  count are the hash emq:{q}:t:<T>:info (weight, limit, active, paused, until, reason). Every job
+  count are the hash emq:{q}:t:<T>:info (weight, limit, active, paused, until, reason). The active
+  count is kept only while T has a limit (nothing else reads it): tenantLimit sets it from T's lanes
+  (count) when a limit is set where none was, and drops it with the limit, so a tenant without one
+  pays no HINCRBY per claim or ack. Every job
   submitted naming T or served under T carries it in its row, so the ack that ends it knows whose
   active count drops, and a job that comes back to a lane the queue forgot meanwhile (promoted,
   retried from the dead set) puts the lane back under T. The row field is `held`: one character,
@@ -18,22 +21,28 @@
   none); a row without it has neither. One field, so an ack reads one more field, not two. Compat mode has no tenants: nothing here is read.
   Field `tenants` of emq:{q}:meta says that the queue has ever had a tenant (set by the first
   adopt, never cleared); a script asks once (laneRing), so a queue without tenants reads no lane's
-  tenant (the meta key is derived from base, as pushWake derives it from the wake key).
+  tenant (the meta key is derived from base, as pushWake derives it from the wake key). Field
+  `tenantSet` says that a tenant of the queue has ever had a setting (weight, limit or pause: set by
+  tenantWeight, tenantLimit and pauseTenant through .marked, never cleared); until then every tenant
+  has weight 1, no limit and no pause, so a claim reads no tenant's settings and an ack none either
+  (a script asks once: state and release; claims learn it from dueWork's read of meta).
 
   laneRing(base, group, ringKey, ringSetKey) -> ring, ringset, tenant: where the lane lives
   (The rotation at both levels, ringNext, is the claims' half of this, in ringNext.lua.)
   tenantOps() -> the table of what only a queue with tenants needs (below).
-    .state(base, T) -> { weight, limit (nil: none), active, paused }; .open(t): may it be served
+    .state(base, T) -> { weight, limit (nil: none), active (kept only under a limit), paused }; .open(t): may it be served
+    .marked(base): T has (or had) a setting, so from now on every script reads the tenants' settings
+    .count(base, T, gactiveKey) -> T's active jobs, summed over its lanes (O(T's lanes): tenantLimit only)
     .join(base, ringKey, ringSetKey, T, t?, filled?) -> 1 when T's entry joined the queue's ring
     .sync(base, T, ringKey, ringSetKey, wakeKey) -> 1 joined, -1 left, 0 neither: T's entry on the
       queue's ring exactly when T is open and its ring list not empty (operator paths: LREM)
     .vacate(ringKey, ringSetKey, ring, T, atTail): T's entry leaves the queue's ring when its ring
       list is empty (atTail: a claim has just rotated it to the tail, so RPOP; else LREM)
     .served(base, ringKey, ringSetKey, ring, T, t, n, laneLeft): a claim served n jobs of the lane
-      ringNext gave (laneLeft: the lane then left `ring`'s list): T's active count rises, and its
+      ringNext gave (laneLeft: the lane then left `ring`'s list): T's active count rises (under a limit), and its
       entry (at the tail) leaves the queue's ring with its last lane or at its limit (t.left)
-    .release(base, T, n, ringKey, ringSetKey, wakeKey): n jobs of T stopped being active; a tenant
-      that was at its limit rejoins the queue's ring
+    .release(base, T, n, ringKey, ringSetKey, wakeKey): n jobs of T stopped being active; under a
+      limit its count drops, and a tenant that was at its limit rejoins the queue's ring
     .conflict(base, group, T, gactiveKey) -> the lane's tenant ('' for none) when naming T for the
       lane must be refused (it holds pending or active jobs under another tenant or none), else nil
     .adopt(base, group, T, ringSetKey, known?): T becomes the lane's tenant; a lane its rate parked (kept
@@ -42,11 +51,15 @@
       its lane: a lane that holds no job takes T back; one that holds jobs keeps its own tenant, and
       the row is made to name that one (so a row never names a tenant its lane does not have)
   NOTE: every `local function` of a script costs a closure on every call (about 540 server
-  instructions each), so the tenant helpers are built on first use: a queue without tenants pays
-  for laneRing and tenantOps alone (and claims for ringNext).
+  instructions each, more with the table write of a `function T.x`), so the tenant helpers are built
+  on first use: a queue without tenants pays for laneRing and tenantOps alone (and claims for
+  ringNext); a claim or an ack under a tenant builds the six it uses, and the rest (marked, sync,
+  count, conflict, adopt, giveBack) are built on the first read of one of them.
 ]]
 local TENANT_MARK = '{t}'
 local anyTenant
+-- nil: not read yet in this script; false: no tenant of the queue has ever had a setting.
+local tenantSettings
 
 local function laneRing(base, group, ringKey, ringSetKey)
   if compatMode() then return ringKey, ringSetKey, nil end
@@ -64,12 +77,10 @@ local function tenantOps()
   local T = {}
   tenantFns = T
 
-  local function infoKey(base, tenant)
-    return base .. 't:' .. tenant .. ':info'
-  end
-
   function T.state(base, tenant)
-    local r = rcall('HMGET', infoKey(base, tenant), 'weight', 'limit', 'active', 'paused')
+    if tenantSettings == nil then tenantSettings = rcall('HEXISTS', base .. 'meta', 'tenantSet') == 1 end
+    if not tenantSettings then return { weight = 1, active = 0, paused = false } end
+    local r = rcall('HMGET', base .. 't:' .. tenant .. ':info', 'weight', 'limit', 'active', 'paused')
     return { weight = tonumber(r[1]) or 1, limit = tonumber(r[2]), active = tonumber(r[3]) or 0, paused = r[4] and true or false }
   end
 
@@ -92,20 +103,6 @@ local function tenantOps()
     return 1
   end
 
-  function T.sync(base, tenant, ringKey, ringSetKey, wakeKey)
-    if T.join(base, ringKey, ringSetKey, tenant) == 1 then
-      pushWake(wakeKey)
-      return 1
-    end
-    local entry = TENANT_MARK .. tenant
-    if (not T.open(T.state(base, tenant)) or rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0)
-       and rcall('SREM', ringSetKey, entry) == 1 then
-      rcall('LREM', ringKey, '0', entry)
-      return -1
-    end
-    return 0
-  end
-
   function T.vacate(ringKey, ringSetKey, ring, tenant, atTail)
     if rcall('LLEN', ring) > 0 then return end
     local entry = TENANT_MARK .. tenant
@@ -115,7 +112,7 @@ local function tenantOps()
   end
 
   function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft)
-    if n > 0 then t.active = rcall('HINCRBY', infoKey(base, tenant), 'active', string.format('%d', n)) end
+    if n > 0 and t.limit then t.active = rcall('HINCRBY', base .. 't:' .. tenant .. ':info', 'active', string.format('%d', n)) end
     if (laneLeft and rcall('LLEN', ring) == 0) or (t.limit and t.active >= t.limit) then
       if rcall('SREM', ringSetKey, TENANT_MARK .. tenant) == 1 then rcall('RPOP', ringKey) end
       t.left = true
@@ -123,62 +120,100 @@ local function tenantOps()
   end
 
   function T.release(base, tenant, n, ringKey, ringSetKey, wakeKey)
-    local key = infoKey(base, tenant)
+    if tenantSettings == nil then tenantSettings = rcall('HEXISTS', base .. 'meta', 'tenantSet') == 1 end
+    if not tenantSettings then return end
+    local key = base .. 't:' .. tenant .. ':info'
+    local r = rcall('HMGET', key, 'limit', 'paused')
+    local limit = tonumber(r[1])
+    if not limit then return end
     local left = rcall('HINCRBY', key, 'active', string.format('%d', -n))
     if left <= 0 then
       rcall('HDEL', key, 'active')
       left = 0
     end
-    local r = rcall('HMGET', key, 'limit', 'paused')
-    local limit = tonumber(r[1])
-    if limit and left < limit and left + n >= limit and not r[2]
+    if left < limit and left + n >= limit and not r[2]
        and T.join(base, ringKey, ringSetKey, tenant, { limit = limit, active = left, paused = false }) == 1 then
       pushWake(wakeKey)
     end
   end
 
-  function T.conflict(base, group, tenant, gactiveKey)
-    local _, _, current = laneRing(base, group)
-    if current == tenant then return nil end
-    if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', gactiveKey, group) then
-      return current or ''
+  -- NOTE: what the operator's scripts, the submits and the hand-backs use is built on the first
+  -- read of one of them (this __index), so a claim or an ack builds seven closures, not thirteen.
+  setmetatable(T, { __index = function(_, name)
+    setmetatable(T, nil)
+    function T.marked(base)
+      rcall('HSET', base .. 'meta', 'tenantSet', '1')
+      tenantSettings = true
     end
-    return nil
-  end
 
-  function T.adopt(base, group, tenant, ringSetKey, known)
-    local key = base .. 'g:' .. group .. ':tenant'
-    -- NOTE: `known`: the lane's tenant as the caller read it in this script ('' for none), spared a GET.
-    local current
-    if known == nil then current = rcall('GET', key) elseif known ~= '' then current = known else current = false end
-    if current == tenant then return end
-    if not anyTenant then
-      rcall('HSET', base .. 'meta', 'tenants', '1')
-      anyTenant = true
+    function T.sync(base, tenant, ringKey, ringSetKey, wakeKey)
+      if T.join(base, ringKey, ringSetKey, tenant) == 1 then
+        pushWake(wakeKey)
+        return 1
+      end
+      local entry = TENANT_MARK .. tenant
+      if (not T.open(T.state(base, tenant)) or rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0)
+         and rcall('SREM', ringSetKey, entry) == 1 then
+        rcall('LREM', ringKey, '0', entry)
+        return -1
+      end
+      return 0
     end
-    rcall('SET', key, tenant)
-    rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
-    rcall('SADD', base .. 'tenants', tenant)
-    local from = ringSetKey
-    if current then
-      from = base .. 't:' .. current .. ':ringset'
-      rcall('SREM', base .. 't:' .. current .. ':lanes', group)
-      if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', current) end
-    end
-    if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
-  end
 
-  function T.giveBack(base, jobKey, group, tenant, gactiveKey, ringSetKey)
-    if compatMode() then return end
-    local current = T.conflict(base, group, tenant, gactiveKey)
-    if not current then
-      T.adopt(base, group, tenant, ringSetKey)
-    elseif current == '' then
-      rcall('HDEL', jobKey, 'held')
-    else
-      rcall('HSET', jobKey, 'held', '0' .. current)
+    function T.count(base, tenant, gactiveKey)
+      local lanes = rcall('SMEMBERS', base .. 't:' .. tenant .. ':lanes')
+      local sum = 0
+      for i = 1, #lanes, 1000 do
+        local counts = rcall('HMGET', gactiveKey, unpack(lanes, i, math.min(#lanes, i + 999)))
+        for j = 1, #counts do sum = sum + (tonumber(counts[j]) or 0) end
+      end
+      return sum
     end
-  end
+
+    function T.conflict(base, group, tenant, gactiveKey)
+      local _, _, current = laneRing(base, group)
+      if current == tenant then return nil end
+      if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', gactiveKey, group) then
+        return current or ''
+      end
+      return nil
+    end
+
+    function T.adopt(base, group, tenant, ringSetKey, known)
+      local key = base .. 'g:' .. group .. ':tenant'
+      -- NOTE: `known`: the lane's tenant as the caller read it in this script ('' for none), spared a GET.
+      local current
+      if known == nil then current = rcall('GET', key) elseif known ~= '' then current = known else current = false end
+      if current == tenant then return end
+      if not anyTenant then
+        rcall('HSET', base .. 'meta', 'tenants', '1')
+        anyTenant = true
+      end
+      rcall('SET', key, tenant)
+      rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
+      rcall('SADD', base .. 'tenants', tenant)
+      local from = ringSetKey
+      if current then
+        from = base .. 't:' .. current .. ':ringset'
+        rcall('SREM', base .. 't:' .. current .. ':lanes', group)
+        if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', current) end
+      end
+      if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
+    end
+
+    function T.giveBack(base, jobKey, group, tenant, gactiveKey, ringSetKey)
+      if compatMode() then return end
+      local current = T.conflict(base, group, tenant, gactiveKey)
+      if not current then
+        T.adopt(base, group, tenant, ringSetKey)
+      elseif current == '' then
+        rcall('HDEL', jobKey, 'held')
+      else
+        rcall('HSET', jobKey, 'held', '0' .. current)
+      end
+    end
+    return rawget(T, name)
+  end })
 
   return T
 end

@@ -131,6 +131,31 @@ describe('tenants: settings and ceilings', () => {
     expect((await lanes.claim(q))!.group).toBe('a0');
   });
 
+  it('tenantLimit set while the tenant holds active jobs starts from them (no count is kept without a limit), and a limit cleared and set again counts anew', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    for (let l = 0; l < 3; l++) for (let i = 0; i < 2; i++) await lanes.submit(q, `a${l}`, { i }, { tenant: 'A' });
+    const held = [await lanes.claim(q), await lanes.claim(q), await lanes.claim(q)];
+    expect(held.map((j) => j!.group)).toEqual(['a0', 'a1', 'a2']);
+    // Without a limit nothing counts A's jobs in its info hash; tenant() sums its lanes.
+    expect(await client.hget(k.tenantInfo('A'), 'active')).toBeNull();
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ active: 3, limit: null });
+    await lanes.tenantLimit(q, 'A', 3);
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ active: 3, limit: 3, inRing: false });
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.complete(q, held[0]!.id, held[0]!.attempt);
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ active: 2, inRing: true });
+    const fourth = await lanes.claim(q);
+    expect(fourth!.group).toBe('a0');
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.tenantLimit(q, 'A', null);
+    expect(await client.hget(k.tenantInfo('A'), 'active')).toBeNull();
+    await lanes.complete(q, held[1]!.id, held[1]!.attempt);
+    await lanes.tenantLimit(q, 'A', 2);
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ active: 2, limit: 2, inRing: false });
+    expect(await lanes.claim(q)).toBeNull();
+  });
+
   it('pauseTenant takes every lane of the tenant out of service; resumeTenant and a timed pause\'s end put it back', async () => {
     const q = queues.queue();
     await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });

@@ -8,12 +8,14 @@
   KEYS[4] tlanes   emq:{q}:t:<tenant>:lanes   (its lanes that hold jobs or settings)
   KEYS[5] lanes    emq:{q}:lanes               (lane index, scored by pending depth)
   KEYS[6] timers   emq:{q}:timers
+  KEYS[7] gactive  emq:{q}:gactive
 
   ARGV[1] base    'emq:{q}:'
   ARGV[2] tenant  tenant name
   ARGV[3] cursor  '0' to start
 
-  Reply: { lanes, pendingOfPage, active, weight, limit (-1 none), paused (0/1), pausedUntil (-1 none),
+  Reply: { lanes, pendingOfPage, active (of the page's lanes when the tenant has no limit: the count
+  is kept only under one, see laneRing), weight, limit (-1 none), paused (0/1), pausedUntil (-1 none),
   pauseReason, inRing (0/1), nextCursor }.
   Clock: server TIME (a timed pause whose end has passed is reported as over, as laneRow does).
   Derived keys: none.
@@ -23,7 +25,8 @@ local rcall = redis.call
 --- @include "nowMs"
 
 local base, tenant, cursor = ARGV[1], ARGV[2], ARGV[3]
-if KEYS[1] ~= base .. 'ringset' or KEYS[2] ~= base .. 't:' .. tenant .. ':info' or not tonumber(cursor) then
+if KEYS[1] ~= base .. 'ringset' or KEYS[2] ~= base .. 't:' .. tenant .. ':info' or KEYS[7] ~= base .. 'gactive'
+   or not tonumber(cursor) then
   return redis.error_reply('ERR echomq: tenantInfo arguments do not match its keys')
 end
 local page = rcall('SSCAN', KEYS[4], cursor, 'COUNT', '1000')
@@ -33,6 +36,12 @@ local r = rcall('HMGET', KEYS[2], 'weight', 'limit', 'active', 'paused', 'until'
 local paused, untilMs, reason = r[4] and true or false, tonumber(r[5]) or -1, r[6] or ''
 local inRing = rcall('SISMEMBER', KEYS[1], '{t}' .. tenant) == 1
 local active, limit = tonumber(r[3]) or 0, tonumber(r[2])
+if not limit then
+  active = 0
+  if #page[2] > 0 then
+    for _, n in ipairs(rcall('HMGET', KEYS[7], unpack(page[2]))) do active = active + (tonumber(n) or 0) end
+  end
+end
 if paused and untilMs >= 0 and untilMs <= nowMs() then
   paused, untilMs, reason = false, -1, ''
   inRing = rcall('LLEN', KEYS[3]) > 0 and not (limit and active >= limit)
