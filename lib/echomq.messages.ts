@@ -150,6 +150,10 @@ export const queueEventsRefused = (queues: string, detail: string, prefix: strin
 export const tenantsInCompat = (operation: string): string =>
   `${operation}: tenants are not available with compat: 'echomq' (the EchoMQ reference has no tenants); drop the tenant, or use a queue the reference does not write.`;
 
+export const laneFull = (argument: string, group: string, n: number): string =>
+  `Lane "${group}" is full: it holds its maxDepth of ${n} pending or scheduled jobs, so "${argument}" was refused and nothing was written; `
+  + 'retry once its jobs are served, raise its maxDepth, or remove it with maxDepth(queue, group, null).';
+
 export const tenantTaken = (argument: string, group: string, tenant: string, current: string): string =>
   `Invalid argument "${argument}": lane "${group}" holds jobs ${current === '' ? 'under no tenant' : `under tenant "${current}"`}, so it cannot move to tenant "${tenant}"; `
   + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';

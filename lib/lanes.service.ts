@@ -281,6 +281,15 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     return this.steering.weight(queue, group, weight);
   }
 
+  /**
+   * Sets the most jobs a lane may hold pending or scheduled (an integer from 1 to 10,000,000), or
+   * removes it with `null`: a submit beyond it rejects with code LANE_FULL and writes nothing, and a
+   * submitMany admits all its jobs or none. Retries and reaps of jobs already admitted are never refused.
+   */
+  maxDepth(queue: string, group: string, n: number | null): Promise<void> {
+    return this.steering.maxDepth(queue, group, n);
+  }
+
   /** Sets a lane's concurrency ceiling (integer >= 1), or removes it with `null`. */
   limit(queue: string, group: string, limit: number | null): Promise<void> {
     return this.steering.limit(queue, group, limit);

@@ -25,11 +25,12 @@
 
   Reply: { 1, group, state } when the job was removed (state: what it was), { 0 } otherwise.
   Clock: none.
-  Derived keys: the job's lane, from ARGV[1] pinned to KEYS[2].
+  Derived keys: the job's lane and emq:{q}:gdelayed (see laneDepth), from ARGV[1] pinned to KEYS[2].
   Pub/sub: publishes 'cancelled' to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
 --- @include "dropJob"
+--- @include "laneDepth"
 --- @include "laneShrunk"
 --- @include "queueEvent"
 
@@ -37,7 +38,7 @@ local base, id = ARGV[1], ARGV[2]
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[2] ~= base .. 'ring' then
   return redis.error_reply('ERR echomq: cancelJob arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'group', 'held')
+local row = rcall('HMGET', KEYS[1], 'state', 'group', 'held', 'attempts')
 local state, group = row[1], row[2]
 -- NOTE: the row names its tenant (see laneRing) even where its lane has not taken it yet (a delayed job).
 local tenant = row[3] and #row[3] > 1 and string.sub(row[3], 2) or nil
@@ -46,6 +47,7 @@ if state == 'pending' then
   if not group or rcall('ZREM', base .. 'g:' .. group .. ':pending', id) == 0 then return { 0 } end
 elseif state == 'scheduled' then
   if rcall('ZREM', KEYS[7], id) == 0 then return { 0 } end
+  delayedOut(base, group, row[4])
 elseif state == 'dead' then
   if rcall('ZREM', KEYS[8], id) == 0 then return { 0 } end
 else

@@ -39,10 +39,12 @@
 
   Reply: { removed, phase, offset } (phase 'done' when nothing is left).
   Clock: none.
-  Derived keys: job rows and lanes (from the ring, the index or ARGV[2]), from ARGV[1] pinned to KEYS[1].
+  Derived keys: job rows and lanes (from the ring, the index or ARGV[2]) and emq:{q}:gdelayed (see
+  laneDepth), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
 --- @include "dropJob"
+--- @include "laneDepth"
 --- @include "laneShrunk"
 
 local base, only, phase, offset, budget = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -71,8 +73,13 @@ end
 if phase == 's' then
   if only == '' then
     local ids = rcall('ZRANGE', KEYS[6], '0', string.format('%d', budget - 1))
+    local delayed = rcall('EXISTS', base .. 'gdelayed') == 1
     for i = 1, #ids do
       rcall('ZREM', KEYS[6], ids[i])
+      if delayed then
+        local row = rcall('HMGET', base .. 'job:' .. ids[i], 'group', 'attempts')
+        delayedOut(base, row[1], row[2])
+      end
       dropJob(base .. 'job:' .. ids[i], ids[i], KEYS[8])
     end
     removed = #ids
@@ -82,8 +89,10 @@ if phase == 's' then
   local ids = rcall('ZRANGE', KEYS[6], string.format('%d', -(offset + budget)), string.format('%d', -(offset + 1)))
   for i = 1, #ids do
     local jobKey = base .. 'job:' .. ids[i]
-    if rcall('HGET', jobKey, 'group') == only then
+    local row = rcall('HMGET', jobKey, 'group', 'attempts')
+    if row[1] == only then
       rcall('ZREM', KEYS[6], ids[i])
+      delayedOut(base, only, row[2])
       dropJob(jobKey, ids[i], KEYS[8])
       removed = removed + 1
     end

@@ -16,9 +16,9 @@
   ARGV[2] group  lane name
 
   Reply: one lane row (see includes/laneRow): group, pending, active, weight, limit, paused, inRing,
-  rateMax, ratePerMs, pausedUntil, pauseReason.
+  rateMax, ratePerMs, pausedUntil, pauseReason, tenant, maxDepth.
   Clock: server TIME (whether a timed pause or a rate window is over).
-  Derived keys: none (KEYS[10] is the lane laneRow reads).
+  Derived keys: emq:{q}:gdepth (the lane's maxDepth, from ARGV[1]; KEYS[10] is the lane laneRow reads).
 ]]
 local rcall = redis.call
 --- @include "nowMs"

@@ -17,7 +17,7 @@
 
   Reply: flat, one lane row per name, in order (see includes/laneRow).
   Clock: server TIME (as laneRow).
-  Derived keys: each lane's pending set, from ARGV[1] pinned to KEYS[1].
+  Derived keys: each lane's pending set, emq:{q}:gdepth (maxDepth), from ARGV[1] pinned to KEYS[1].
   Cost: O(number of names).
 ]]
 local rcall = redis.call

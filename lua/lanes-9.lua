@@ -20,7 +20,7 @@
 
   Reply: flat, one lane row per lane (see includes/laneRow), by name.
   Clock: server TIME (as laneRow).
-  Derived keys: each lane's pending set, a tenant's ring set for its entry on the ring, the set
+  Derived keys: each lane's pending set, emq:{q}:gdepth (maxDepth), a tenant's ring set for its entry on the ring, the set
   of tenants and each one's lanes (see laneRing), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call

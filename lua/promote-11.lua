@@ -19,7 +19,7 @@
 
   Reply: { moved, nextDue } (nextDue -1 when nothing is scheduled); moved counts strays too.
   Clock: server TIME.
-  Derived keys: job rows and lanes, from ARGV[1] pinned to KEYS[2].
+  Derived keys: job rows and lanes and emq:{q}:gdelayed (see laneDepth), from ARGV[1] pinned to KEYS[2].
 ]]
 local rcall = redis.call
 --- @include "nowMs"

@@ -26,10 +26,11 @@
   ARGV[10] tenant     optional: the lane's tenant ('' or absent: none named; see laneRing)
 
   Reply: { status, id }, status 'ok' | 'dup' | 'collide'; { 'tenant', current } when the lane holds
-  jobs under another tenant (current, '' for none) than ARGV[10] names: nothing is written.
+  jobs under another tenant (current, '' for none) than ARGV[10] names: nothing is written;
+  { 'full', n } when the lane already holds its maxDepth n (see laneDepth): nothing is written.
   Clock: server TIME (submitted_at, due time of a delayed job).
   Derived keys: emq:{q}:job:<existing id> and emq:{q}:kept:<dedupKey> (a kept completion's dedup
-  key), the lane's tenant emq:{q}:g:<group>:tenant and, under one, its tenant's ring and ring set
+  key), the lane ceilings emq:{q}:gdepth and delayed counts emq:{q}:gdelayed (see laneDepth), the lane's tenant emq:{q}:g:<group>:tenant and, under one, its tenant's ring and ring set
   emq:{q}:t:<tenant>:ring|ringset (see laneRing), from ARGV[1], which is pinned to KEYS[3].
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
@@ -37,6 +38,7 @@ local rcall = redis.call
 --- @include "nowMs"
 --- @include "admit"
 --- @include "compatMode"
+--- @include "laneDepth"
 
 local base, id, group, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local dedup = ARGV[5]
@@ -53,6 +55,11 @@ if tenant ~= '' and before ~= tenant then
   local current = tenantOps().conflict(base, group, tenant, KEYS[7])
   if current then return { 'tenant', current } end
   retag = true
+end
+-- NOTE: a lane's maxDepth refuses a job that would be new, before anything is written (laneDepth).
+if depthCeilings(base) then
+  local room, n = laneDepth(base, group)
+  if room and room < 1 and not knownJob(base, id, dedup, own, group, payload, KEYS[10]) then return { 'full', n } end
 end
 -- NOTE: as in submitMany, the default mode joins the ring once the lane is counted.
 local deferJoin = not compatMode()

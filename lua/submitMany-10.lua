@@ -22,9 +22,12 @@
 
   Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'; or
   { 'tenant', item, current } when item (1-based) names a tenant for a lane that holds jobs under
-  another (current, '' for none; earlier items of the call count): nothing is written.
+  another (current, '' for none; earlier items of the call count): nothing is written; { 'full',
+  item, n } when item would take its lane past its maxDepth n (see laneDepth): nothing is written.
+  A check-only call replies { 'room', group, room, new, n, ... } for the lanes with a maxDepth.
   Clock: server TIME.
-  Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending, emq:{q}:kept:<dedupKey>, the lane's
+  Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending, emq:{q}:kept:<dedupKey>, emq:{q}:gdepth
+  and emq:{q}:gdelayed (see laneDepth), the lane's
   tenant emq:{q}:g:<group>:tenant and its tenant's ring and ring set (see laneRing), built from ARGV[1], which is pinned
   to the declared ring key, so they carry the same {q} hash tag and slot.
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
@@ -34,6 +37,7 @@ local rcall = redis.call
 --- @include "admit"
 --- @include "compatMode"
 --- @include "numText"
+--- @include "laneDepth"
 
 local base = ARGV[1]
 local checkOnly = string.sub(ARGV[2], 1, 1) == '?'
@@ -73,6 +77,42 @@ if stride == 9 then
       retag[g] = t
     end
     if delays[i] == 0 then held[g] = true end
+  end
+end
+-- NOTE: a lane's maxDepth is checked for the whole call before anything is written (laneDepth):
+-- the jobs that would be new (not a duplicate on the server or earlier in the call) are counted
+-- per lane. A check-only call replies each ceilinged lane's room and its new jobs here, so a call
+-- of many chunks can add them up.
+if depthCeilings(base) then
+  local room, ceiling, fresh, seen, order = {}, {}, {}, {}, {}
+  for i = 0, n - 1 do
+    local o = 3 + i * stride
+    local g = ARGV[o + 1]
+    if room[g] == nil then
+      local r, c = laneDepth(base, g)
+      room[g], ceiling[g] = r or false, c
+      if r then order[#order + 1] = g end
+    end
+    if room[g] then
+      local id, dedup = ARGV[o], ARGV[o + 3]
+      local mark = dedup ~= '' and ('d' .. dedup) or ('i' .. id)
+      if not seen[mark] and not knownJob(base, id, dedup, ARGV[o + 6] == '1', g, ARGV[o + 2], KEYS[8]) then
+        fresh[g] = (fresh[g] or 0) + 1
+        if not checkOnly and fresh[g] > room[g] then return { 'full', i + 1, ceiling[g] } end
+      end
+      seen[mark] = true
+    end
+  end
+  if checkOnly then
+    local out = { 'room' }
+    for i = 1, #order do
+      local g = order[i]
+      out[#out + 1] = g
+      out[#out + 1] = room[g]
+      out[#out + 1] = fresh[g] or 0
+      out[#out + 1] = ceiling[g]
+    end
+    return out
   end
 end
 if checkOnly then return {} end

@@ -3,11 +3,11 @@
  * server out of memory; a server refusal; no free job id; a misconfigured module or consumer; a
  * write not confirmed by enough replicas in time (`durability`); a wait that timed out (waitFor); a call
  * the server did not answer within `callTimeoutMs` (the write may stand); a queue that still holds what
- * the call may not remove (obliterate while jobs are active).
+ * the call may not remove (obliterate while jobs are active); a submit into a lane that holds its `maxDepth`.
  */
 export type EchoMqErrorCode =
   'INVALID_ARGUMENT' | 'OUT_OF_MEMORY' | 'SERVER_REJECTED' | 'IDS_EXHAUSTED' | 'MISCONFIGURED' | 'NOT_REPLICATED' | 'TIMEOUT'
-  | 'UNAVAILABLE' | 'NOT_EMPTY';
+  | 'UNAVAILABLE' | 'NOT_EMPTY' | 'LANE_FULL';
 
 /** Context carried by an {@link EchoMqError}. */
 export interface EchoMqErrorContext {

@@ -42,6 +42,8 @@ export interface LaneInfo {
   pauseReason: string | null;
   /** The lane's tenant (see `SubmitOptions.tenant`); null when it has none. */
   tenant: string | null;
+  /** The most jobs the lane may hold pending or scheduled (`maxDepth`); null when none. */
+  maxDepth: number | null;
 }
 
 /** A lane's rate ceiling: at most `max` jobs claimed in any window of `perMs` ms. */

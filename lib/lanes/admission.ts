@@ -1,9 +1,9 @@
 import { SUBMIT_CHUNK } from '../echomq.constants';
-import { idsExhausted, invalidArgument, tenantsInCompat, tenantTaken } from '../echomq.messages';
+import { idsExhausted, invalidArgument, laneFull, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
-import type { AdmitArgs, AdmitReply, TenantRefusal } from '../scripts/lane-scripts';
+import type { AdmitArgs, AdmitReply, AdmitResult, DepthRefusal, LaneRoom, TenantRefusal } from '../scripts/lane-scripts';
 import { checkDedupKey, checkJobId, checkName, checkOptInt, checkOptions, encodePayload } from '../validation/validate';
 import { captureTraceContext } from '../tracing/job-tracing';
 import type { LaneContext } from './lane-context';
@@ -52,10 +52,21 @@ export class LaneAdmission {
     // NOTE: a call of many chunks naming tenants checks every chunk before it writes one, so one
     // refused item refuses the whole call (a writer between the checks and the writes can still
     // make a later chunk refuse).
-    if (jobs.length > SUBMIT_CHUNK && named.size > 0) {
+    // The same pass adds up, per lane with a maxDepth, the new jobs of every chunk against the lane's
+    // room, so a call refused by a ceiling writes no chunk (asked only when some lane has one: one EXISTS).
+    if (jobs.length > SUBMIT_CHUNK && (named.size > 0 || (await this.ctx.scripts.hasDepthCeilings(k)))) {
+      const lanes = new Map<string, LaneRoom & { first: number }>();
       for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
         const chunk = jobs.slice(start, start + SUBMIT_CHUNK);
-        this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk, true), start);
+        const rooms = this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk, true), start) as LaneRoom[];
+        for (const r of rooms) {
+          const seen = lanes.get(r.group);
+          if (seen) seen.fresh += r.fresh;
+          else lanes.set(r.group, { ...r, first: start + chunk.findIndex((j) => j.group === r.group) });
+        }
+      }
+      for (const r of lanes.values()) {
+        if (r.fresh > r.room) this.refuseFull(k.queue, jobs[r.first].group, `items[${r.first}].group`, r.n);
       }
     }
     const ids = new Array<string>(jobs.length);
@@ -63,7 +74,7 @@ export class LaneAdmission {
       let batch = jobs.slice(start, start + SUBMIT_CHUNK).map((job, j) => ({ job, at: start + j }));
       for (let attempt = 0; batch.length > 0; attempt++) {
         const chunk = batch.map((b) => b.job);
-        const results = this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk), batch[0].at);
+        const results = this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk), batch[0].at) as AdmitResult[];
         const again: typeof batch = [];
         results.forEach((r, j) => {
           if (r.status === 'collide') {
@@ -82,11 +93,20 @@ export class LaneAdmission {
 
   /** A script's results, or the EchoMqError of a tenant it refused (`list` names submitMany's items; `first` is the chunk's offset). */
   private admitted<T>(queue: string, jobs: AdmitArgs[], list: string, reply: AdmitReply<T>, first = 0): T {
+    if (typeof reply === 'object' && reply !== null && 'full' in reply) {
+      const { item, n } = (reply as { full: DepthRefusal }).full;
+      this.refuseFull(queue, jobs[item].group, list === '' ? 'group' : `${list}[${first + item}].group`, n);
+    }
     if (typeof reply !== 'object' || reply === null || !('refused' in reply)) return reply as T;
     const { item, current } = (reply as { refused: TenantRefusal }).refused;
     const argument = list === '' ? 'opts.tenant' : `${list}[${first + item}].opts.tenant`;
     const job = jobs[item];
     throw new EchoMqError(tenantTaken(argument, job.group, job.tenant ?? '', current), { argument, queue });
+  }
+
+  /** The refusal of a submit into a lane that holds its maxDepth `n`. */
+  private refuseFull(queue: string, group: string, argument: string, n: number): never {
+    throw new EchoMqError(laneFull(argument, group, n), { code: 'LANE_FULL', argument, queue, group });
   }
 
   /** Checks one job's arguments (names prefixed with `argPrefix` inside submitMany) and mints its id. */

@@ -18,6 +18,12 @@ export class LaneSteering {
     await this.ctx.scripts.weight(k, g, checkInt('weight', weight, 1, 1_000_000, k.queue));
   }
 
+  async maxDepth(queue: string, group: unknown, n: unknown): Promise<void> {
+    const k = this.ctx.keysOf(queue);
+    const g = checkName('group', group, k.queue);
+    await this.ctx.scripts.maxDepth(k, g, n === null ? null : checkInt('n', n, 1, 10_000_000, k.queue));
+  }
+
   async limit(queue: string, group: unknown, limit: unknown): Promise<void> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);

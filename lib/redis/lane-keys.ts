@@ -37,6 +37,10 @@ export class LaneKeys {
   readonly listeners: string;
   /** The pub/sub channel of the queue's job events, published only while `listeners` exists (not a key). */
   readonly eventsChannel: string;
+  /** Lane depth ceilings (maxDepth): group -> n (see lua/includes/laneDepth.lua). */
+  readonly depth: string;
+  /** Delayed submits not yet due, per lane: group -> count (what a maxDepth counts besides the lane). */
+  readonly delayed: string;
 
   constructor(readonly prefix: string, readonly queue: string) {
     this.base = `${prefix}:{${queue}}:`;
@@ -62,6 +66,8 @@ export class LaneKeys {
     this.listeners = this.base + 'listeners';
     this.eventsChannel = this.base + 'events';
     this.tenants = this.base + 'tenants';
+    this.depth = this.base + 'gdepth';
+    this.delayed = this.base + 'gdelayed';
   }
 
   /** The lane (pending set) of a group. */

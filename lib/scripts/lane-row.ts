@@ -3,9 +3,9 @@ import type { LaneKeys } from '../redis/lane-keys';
 
 /**
  * @internal The values one lane row takes in a script reply (see lua/includes/laneRow.lua): group,
- * pending, active, weight, limit, paused, inRing, rateMax, ratePerMs, pausedUntil, pauseReason, tenant.
+ * pending, active, weight, limit, paused, inRing, rateMax, ratePerMs, pausedUntil, pauseReason, tenant, maxDepth.
  */
-export const LANE_ROW_WIDTH = 12;
+export const LANE_ROW_WIDTH = 13;
 
 /**
  * @internal The keys laneRow reads, in the order every script that includes it declares them first:
@@ -20,6 +20,7 @@ export function toLaneInfo(r: unknown[], at = 0): LaneInfo {
   const rateMax = Number(r[at + 7]);
   const pausedUntil = Number(r[at + 9]);
   const reason = r[at + 10] as string;
+  const maxDepth = Number(r[at + 12]);
   return {
     group: String(r[at]),
     pending: Number(r[at + 1]),
@@ -32,6 +33,7 @@ export function toLaneInfo(r: unknown[], at = 0): LaneInfo {
     pausedUntil: pausedUntil < 0 ? null : pausedUntil,
     pauseReason: reason ? reason : null,
     tenant: r[at + 11] ? String(r[at + 11]) : null,
+    maxDepth: maxDepth < 0 ? null : maxDepth,
   };
 }
 

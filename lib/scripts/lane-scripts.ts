@@ -38,8 +38,22 @@ export interface TenantRefusal {
   current: string;
 }
 
+/** @internal A submit refused because its lane holds its maxDepth `n`; `item` is 0-based. */
+export interface DepthRefusal {
+  item: number;
+  n: number;
+}
+
+/** @internal What a check-only submitMany found of a lane with a maxDepth: its room, the chunk's new jobs for it, its ceiling. */
+export interface LaneRoom {
+  group: string;
+  room: number;
+  fresh: number;
+  n: number;
+}
+
 /** @internal What a submit script answered: one result per job, or the refusal of the whole call. */
-export type AdmitReply<T> = T | { refused: TenantRefusal };
+export type AdmitReply<T> = T | { refused: TenantRefusal } | { full: DepthRefusal };
 
 /** @internal Backoff and attempts a fail call applies. */
 export interface FailPolicy {
@@ -96,6 +110,7 @@ export const SCRIPT_OF = {
   tenant: 'tenantInfo',
   queueLimit: 'queueLimit',
   topTenants: 'topTenants',
+  maxDepth: 'maxDepth',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -183,11 +198,15 @@ export class LaneScripts {
       [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats],
       args)) as string[];
     if (reply[0] === 'tenant') return { refused: { item: 0, current: reply[1] } };
+    if (reply[0] === 'full') return { full: { item: 0, n: Number(reply[1]) } };
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
 
-  /** Admits a chunk; `checkOnly`: only checks the tenants it names (nothing written; [] when they pass). */
-  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false): Promise<AdmitReply<AdmitResult[]>> {
+  /**
+   * Admits a chunk; `checkOnly`: only checks the tenants it names and reads the room of its lanes
+   * that have a maxDepth (nothing written; [] when no lane has one), see {@link laneRooms}.
+   */
+  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
     const args: (string | number)[] = [k.base, checkOnly ? `?${jobs.length}` : jobs.length];
     // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
     // a 9th (its tenant) only when some job names one.
@@ -201,6 +220,14 @@ export class LaneScripts {
     const reply = (await this.run('submitMany', k.queue, 'submitMany',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as (string | number)[];
     if (reply[0] === 'tenant') return { refused: { item: Number(reply[1]) - 1, current: String(reply[2]) } };
+    if (reply[0] === 'full') return { full: { item: Number(reply[1]) - 1, n: Number(reply[2]) } };
+    if (reply[0] === 'room') {
+      const rooms: LaneRoom[] = [];
+      for (let i = 1; i + 3 < reply.length; i += 4) {
+        rooms.push({ group: String(reply[i]), room: Number(reply[i + 1]), fresh: Number(reply[i + 2]), n: Number(reply[i + 3]) });
+      }
+      return rooms;
+    }
     const out: AdmitResult[] = [];
     for (let i = 0; i < reply.length; i += 2) out.push({ status: reply[i] as AdmitResult['status'], id: String(reply[i + 1]) });
     return out;
@@ -351,6 +378,16 @@ export class LaneScripts {
     const reply = (await this.run('promote', k.queue, 'promote',
       [k.schedule, k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.wake, k.dead, k.flatPending, k.index, k.stats], [k.base, max])) as number[];
     return { moved: Number(reply[0]), nextDue: Number(reply[1]) };
+  }
+
+  /** Sets (or with null removes) a lane's depth ceiling. */
+  async maxDepth(k: LaneKeys, group: string, n: number | null): Promise<void> {
+    await this.run('maxDepth', k.queue, 'maxDepth', [k.depth], [group, n ?? '']);
+  }
+
+  /** Whether some lane of the queue has a maxDepth (one EXISTS, no script). */
+  async hasDepthCeilings(k: LaneKeys): Promise<boolean> {
+    return (await withinCallTimeout(this.client.exists(k.depth), this.callTimeoutMs, 'submitMany', k.queue)) === 1;
   }
 
   async weight(k: LaneKeys, group: string, weight: number): Promise<void> {

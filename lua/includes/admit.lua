@@ -1,3 +1,4 @@
+--- @include "laneDepth"
 --- @include "ringJoin"
 --- @include "wakeBefore"
 --- @include "queueEvent"
@@ -15,6 +16,7 @@
   submitMany); otherwise a job admitted to its lane goes through ringJoin here.
   `tenant` (nil or '' for none): the tenant the submit named, kept in row field `held` (see
   laneRing); the caller has checked it and adopts it for the lane.
+  A delayed job is counted into its lane's delayed submits (laneDepth: a lane's maxDepth counts them).
 ]]
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
                      ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc, deferJoin, tenant)
@@ -76,6 +78,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   if delayMs > 0 then
     wakeBefore(scheduleKey, now + delayMs, wakeKey)
     rcall('ZADD', scheduleKey, now + delayMs, id)
+    delayedIn(base, group)
   else
     local laneKey = base .. 'g:' .. group .. ':pending'
     rcall('ZADD', laneKey, 0, id)

@@ -5,7 +5,7 @@
   The one reader of a lane's state for people and tools (lane, lanes and the lane scans), so every
   read reports the same shape: group, pending, active, weight, limit (-1 none), paused (0/1),
   inRing (0/1), rateMax (-1 none), ratePerMs (-1 none), pausedUntil (-1 none), pauseReason ('' none),
-  tenant ('' none). A lane under a tenant is inRing while it is on its tenant's ring and the
+  tenant ('' none), maxDepth (-1 none; emq:{q}:gdepth, derived from base, see laneDepth). A lane under a tenant is inRing while it is on its tenant's ring and the
   tenant's entry on the queue's (see laneRing).
   `keys` names the queue's hashes and sets: ringset, paused, glimit, gactive, gweight, grate, gpause,
   timers, ring (in compat mode inRing is read from the ring list, O(ring length)). The lane key
@@ -71,4 +71,5 @@ local function laneRow(base, group, now, keys, out)
   out[#out + 1] = pausedUntil
   out[#out + 1] = reason
   out[#out + 1] = tenant or ''
+  out[#out + 1] = tonumber(rcall('HGET', base .. 'gdepth', group)) or -1
 end

@@ -1,3 +1,4 @@
+--- @include "laneDepth"
 --- @include "ringJoin"
 --- @include "strayJob"
 --- @include "markReady"
@@ -10,6 +11,7 @@
   (indexKey) gains the moved jobs, once per lane. A job of a tenant puts its lane back under it
   (see laneRing). A due id without a row or a group goes where
   strayJob puts it (`strays` names its keys: dead, pending); it joins no lane, so not the index.
+  A delayed submit promoted leaves its lane's count of them (see laneDepth).
 ]]
 local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey, strays)
   local head = rcall('ZRANGE', scheduleKey, '0', '0', 'WITHSCORES')
@@ -18,14 +20,17 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
   if max <= 0 or first > now then return 0, first end
   local moved = 0
   local added, groups = {}, {}
+  -- NOTE: asked once per call: only a queue with delayed submits scheduled reads a row's attempts.
+  local delayed = rcall('EXISTS', base .. 'gdelayed') == 1
   local due = rcall('ZRANGEBYSCORE', scheduleKey, '-inf', now, 'WITHSCORES', 'LIMIT', 0, max)
   for i = 1, #due, 2 do
     local id = due[i]
     local jobKey = base .. 'job:' .. id
     rcall('ZREM', scheduleKey, id)
-    local row = rcall('HMGET', jobKey, 'group', 'held')
+    local row = delayed and rcall('HMGET', jobKey, 'group', 'held', 'attempts') or rcall('HMGET', jobKey, 'group', 'held')
     local group = row[1]
     if group then
+      if delayed then delayedOut(base, group, row[3]) end
       if row[2] and #row[2] > 1 then tenantOps().giveBack(base, jobKey, group, string.sub(row[2], 2), gactiveKey, ringSetKey) end
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, tonumber(due[i + 1]))

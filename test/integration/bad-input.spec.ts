@@ -130,6 +130,10 @@ const CASES: Case[] = [
   ['limit', 'group', BAD_NAMES, (c, v) => L(c).limit(c.q, v, 2)],
   ['limit', 'limit', BAD_REQUIRED_POSITIVE.filter((v) => v !== null), (c, v) => L(c).limit(c.q, 'a', v)],
 
+  ['maxDepth', 'queue', BAD_NAMES, (c, v) => L(c).maxDepth(v, 'a', 2)],
+  ['maxDepth', 'group', BAD_NAMES, (c, v) => L(c).maxDepth(c.q, v, 2)],
+  ['maxDepth', 'n', [...BAD_REQUIRED_POSITIVE.filter((v) => v !== null), 10_000_001, 2e6 + 0.5], (c, v) => L(c).maxDepth(c.q, 'a', v)],
+
   ['pause', 'queue', BAD_NAMES, (c, v) => L(c).pause(v, 'a')],
   ['pause', 'group', BAD_NAMES, (c, v) => L(c).pause(c.q, v)],
   ['pause', 'opts', BAD_OPTS, (c, v) => L(c).pause(c.q, 'a', v)],

@@ -4,6 +4,7 @@ import { TestRedisServer } from '../support/redis-server';
 import { lanesOn } from '../support/lanes';
 import { engineFixture, keysOf, serverTimeMs, waitPastServerTime } from '../support/engine';
 import { mintJobId } from '../../lib/ids/job-id';
+import { EchoMqError } from '../../lib/errors';
 import type { LanesService } from '../../lib/lanes.service';
 import { ForeignWriter } from '../support/foreign-writer';
 import { seeded } from '../support/seeded';
@@ -151,6 +152,17 @@ describe('invariants under a seeded random run', () => {
       client.hgetall(k.gactive), client.zrange(k.active, 0, -1), client.zrange(k.schedule, 0, -1), client.zrange(k.dead, 0, -1),
       client.hgetall(k.dedup), client.hgetall(k.stats), client.zrange(k.timers, 0, -1), client.hgetall(k.rate), client.hgetall(k.pauseInfo),
     ]);
+    // maxDepth: a lane's count of delayed submits is exactly its scheduled jobs never served (attempts 0).
+    // NOTE: not in compat mode: the reference's delayed jobs are not counted (see laneDepth).
+    if (!compat) {
+      const delayedCount: Record<string, string> = {};
+      const rows = schedule.length ? await Promise.all(schedule.map((id) => client.hmget(k.job(id), 'group', 'attempts'))) : [];
+      for (const [g, attempts] of rows) if (g && attempts === '0') delayedCount[g] = String(Number(delayedCount[g] ?? 0) + 1);
+      const counted = await client.hgetall(k.delayed);
+      if (JSON.stringify(Object.entries(counted).sort()) !== JSON.stringify(Object.entries(delayedCount).sort())) {
+        fail(`gdelayed ${JSON.stringify(counted)} != delayed submits scheduled ${JSON.stringify(delayedCount)}`);
+      }
+    }
     const laneKeys = await client.keys(`${k.base}g:*:pending`);
     const laneGroups = laneKeys.map((key) => key.slice(k.base.length + 2, -':pending'.length));
     // Lane timers: a rate-window reopening only for a lane with a rate, a pause end only for a
@@ -449,6 +461,18 @@ describe('invariants under a seeded random run', () => {
       for (const g of GROUPS) await services[0].limit(q, g, null);
       expect(await client.exists(keysOf(q).limit)).toBe(0);
     };
+    /**
+     * A submit refused by a lane's maxDepth: LANE_FULL naming the lane (and for one submit, its
+     * group argument); it admitted nothing, which the totals and the leftover rows check.
+     */
+    const FULL = Symbol('full');
+    const refusedFull = (g?: string) => (err: unknown): typeof FULL => {
+      if (!(err instanceof EchoMqError) || err.code !== 'LANE_FULL') throw err;
+      if (g !== undefined) expect({ argument: err.argument, group: err.group }).toEqual({ argument: 'group', group: g });
+      else expect(err.argument).toMatch(/^items\[\d+\]\.group$/);
+      ledger.ops.laneFull = (ledger.ops.laneFull ?? 0) + 1;
+      return FULL;
+    };
     const takeHeld = (rnd: () => number, held: Held[]): Held | undefined =>
       held.length ? held.splice(Math.floor(rnd() * held.length), 1)[0] : undefined;
     const keep = (held: Held[], jobs: { id: string; attempt: number }[]) => jobs.forEach((j) => held.push({ id: j.id, attempt: j.attempt }));
@@ -471,7 +495,9 @@ describe('invariants under a seeded random run', () => {
         const dedupKey = r < 0.15 ? `dk${int(rnd, 0, 30)}` : undefined;
         const opts = dedupKey ? { dedupKey } : r < 0.3 ? { delayMs: int(rnd, 1, 30) }
           : r < 0.4 ? { maxAttempts: int(rnd, 1, 4) } : undefined;
-        const id = await l.submit(q, group(rnd), { r }, opts);
+        const g = group(rnd);
+        const id = await l.submit(q, g, { r }, opts).catch(refusedFull(g));
+        if (id === FULL) return;
         admitted(id);
         if (dedupKey) ledger.dedupOf.set(id, dedupKey);
       }],
@@ -488,7 +514,9 @@ describe('invariants under a seeded random run', () => {
         } else if (r < 0.75) {
           got = await l.submit(q, group(rnd), 'again', { jobId: id, delayMs: rnd() < 0.3 ? int(rnd, 1, 30) : undefined });
         } else {
-          const ids = await l.submitMany(q, [{ group: group(rnd), payload: 'new' }, { group: group(rnd), payload: 'again', opts: { jobId: id } }]);
+          const ids = await l.submitMany(q, [{ group: group(rnd), payload: 'new' }, { group: group(rnd), payload: 'again', opts: { jobId: id } }])
+            .catch(refusedFull());
+          if (ids === FULL) return;
           admitted(ids[0]);
           got = ids[1];
         }
@@ -501,7 +529,8 @@ describe('invariants under a seeded random run', () => {
         const items = [...Array(int(rnd, 1, 8))].map(() => ({ group: group(rnd), payload: { n: rnd() } as unknown, opts: undefined as object | undefined }));
         items.push({ group: group(rnd), payload: 'own', opts: { jobId: own } }, { group: group(rnd), payload: 'again', opts: { jobId: own } });
         if (rnd() < 0.3) items.push({ group: group(rnd), payload: 'late', opts: { delayMs: int(rnd, 1, 25) } });
-        const ids = await l.submitMany(q, items as never);
+        const ids = await l.submitMany(q, items as never).catch(refusedFull());
+        if (ids === FULL) return;
         expect(ids[ids.length - (items.length - items.findIndex((i) => i.payload === 'again'))]).toBe(own);
         ids.forEach((id) => admitted(id));
       }],
@@ -596,6 +625,7 @@ describe('invariants under a seeded random run', () => {
       }],
       [4, 'reap', async (l) => void (await l.reap(q))],
       [3, 'weight', async (l, rnd) => l.weight(q, group(rnd), int(rnd, 1, 4))],
+      [2, 'maxDepth', async (l, rnd) => l.maxDepth(q, group(rnd), rnd() < 0.4 ? null : int(rnd, 1, 6))],
       [4, 'limit', async (l, rnd) => {
         const [g, max] = [group(rnd), rnd() < 0.4 ? null : int(rnd, 1, 4)];
         if (ceilings) await l.limit(q, g, max);
@@ -715,8 +745,12 @@ describe('invariants under a seeded random run', () => {
         await lanes.resume(q, g);
         await lanes.limit(q, g, null);
         await lanes.rate(q, g, null);
+        await lanes.maxDepth(q, g, null);
       }
       if (whole) {
+        // Ceilings were set, and refused submits, as LANE_FULL writing nothing.
+        expect(ledger.ops.maxDepth).toBeGreaterThan(20);
+        expect(ledger.ops.laneFull).toBeGreaterThan(20);
         expect(ledger.ops.rate).toBeGreaterThan(50);
         expect(ledger.ops.timedPause).toBeGreaterThan(50);
       }
