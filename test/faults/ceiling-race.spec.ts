@@ -5,15 +5,10 @@ import { TestRedisServer } from '../support/redis-server';
 import { FaultConsumer } from './support/consumer';
 import { pause, report, waitFor } from './support/wait';
 
-/**
- * Two claimers on their own connections race for one lane whose ceiling is 3 (one with claimMany,
- * one with wclaim, each asking for more than the ceiling at once), while a third connection samples
- * the lane's active count without pause: the ceiling holds at every sample and in the handlers.
- */
-describe('faults: two claimers racing on one lane with a ceiling of 3', () => {
+/** A server for the describe block that calls it, and `connect()` for connections it quits afterwards. */
+function serverPerFile(): () => IORedis {
   let server: TestRedisServer;
   const clients: IORedis[] = [];
-
   beforeAll(async () => {
     server = await TestRedisServer.start();
   });
@@ -21,12 +16,20 @@ describe('faults: two claimers racing on one lane with a ceiling of 3', () => {
     await Promise.all(clients.map((c) => c.quit()));
     await server.stop();
   });
-
-  const connect = (): IORedis => {
+  return () => {
     const c = server.client();
     clients.push(c);
     return c;
   };
+}
+
+/**
+ * Two claimers on their own connections race for one lane whose ceiling is 3 (one with claimMany,
+ * one with wclaim, each asking for more than the ceiling at once), while a third connection samples
+ * the lane's active count without pause: the ceiling holds at every sample and in the handlers.
+ */
+describe('faults: two claimers racing on one lane with a ceiling of 3', () => {
+  const connect = serverPerFile();
 
   it('ceiling violations: 0 (sampled gactive and the handlers own in-flight count)', async () => {
     const q = testQueue();
@@ -97,22 +100,7 @@ describe('faults: two claimers racing on one lane with a ceiling of 3', () => {
  * completed between rounds. The ceilings hold after every round and at every server-side sample.
  */
 describe('faults: 30 concurrent claims from 5 apps against tenantLimit and queueLimit', () => {
-  let server: TestRedisServer;
-  const clients: IORedis[] = [];
-
-  beforeAll(async () => {
-    server = await TestRedisServer.start();
-  });
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.quit()));
-    await server.stop();
-  });
-
-  const connect = (): IORedis => {
-    const c = server.client();
-    clients.push(c);
-    return c;
-  };
+  const connect = serverPerFile();
 
   it('tenantLimit 3 and queueLimit 5 are never exceeded, and every job is served once', async () => {
     const q = testQueue();
