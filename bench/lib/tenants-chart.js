@@ -1,23 +1,11 @@
 'use strict';
+const { ms, esc, waitAxis } = require('./wait-axis');
 // The tenants chart (results/tenants.svg): wait by tenant size, EchoMQ beside BullMQ. One group of
 // bars per tenant size; each bar is the median wait (p50), its tick the p99; the wait axis is
 // logarithmic, because one side waits milliseconds and the other seconds. Plain SVG, written here.
 
 const COLORS = { echomq: '#1f5fbf', bullmq: '#e07b00' };
 const NAMES = { echomq: 'EchoMQ (a lane per tenant)', bullmq: 'BullMQ 6.7 (one FIFO: no groups in open source)' };
-
-function ms(x) {
-  if (!Number.isFinite(x)) return '—';
-  if (x >= 1000) return `${(x / 1000).toLocaleString('en-US', { maximumFractionDigits: 2, minimumFractionDigits: 2 })} s`;
-  if (x >= 100) return `${Math.round(x)} ms`;
-  if (x >= 10) return `${x.toFixed(1)} ms`;
-  return `${x.toFixed(2)} ms`;
-}
-
-/** An axis label for a power of ten of ms: 0.1 ms, 1 ms, 10 ms, 100 ms, 1 s, 10 s. */
-const tick = (v) => (v >= 1000 ? `${v / 1000} s` : `${v} ms`);
-
-const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
  * @param {object} chart { seconds, rate, capacity, tenants, concurrency, handlerMs, groups: [{ key,
@@ -36,19 +24,9 @@ function renderTenantsSvg(chart) {
   const engines = ['echomq', 'bullmq'];
   const values = [];
   for (const e of engines) for (const g of chart.groups) values.push(chart[e].groups[g.key].p50, chart[e].groups[g.key].p99);
-  const finite = values.filter((v) => Number.isFinite(v) && v > 0);
-  const lo = Math.pow(10, Math.floor(Math.log10(Math.max(1e-3, Math.min(...finite, 1)))));
-  const hi = Math.pow(10, Math.ceil(Math.log10(Math.max(...finite, 10) * 1.05)));
-  const ys = (v) => T + ph - ((Math.log10(Math.max(lo, v)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * ph;
+  const { ys, grid } = waitAxis(values, { L, T, pw, ph });
   const f = (x) => x.toFixed(1);
-  const out = [];
-  // Grid: one line per power of ten.
-  for (let p = Math.log10(lo); p <= Math.log10(hi) + 1e-9; p++) {
-    const v = Math.pow(10, p);
-    const y = ys(v);
-    out.push(`<line x1="${L}" y1="${f(y)}" x2="${L + pw}" y2="${f(y)}" stroke="#e3e3e3"/>`);
-    out.push(`<text x="${L - 8}" y="${f(y + 4)}" text-anchor="end">${esc(tick(Number(v.toPrecision(1))))}</text>`);
-  }
+  const out = [...grid];
   const groupW = pw / chart.groups.length;
   const barW = Math.min(70, groupW / 4);
   chart.groups.forEach((g, gi) => {

@@ -1,4 +1,5 @@
 'use strict';
+const { ms, esc, waitAxis } = require('./wait-axis');
 // The tenants-spread chart (results/tenants-spread.svg): one group per side (EchoMQ with tenants,
 // the same lanes without, BullMQ's one line); in each, tenant A's and tenant B's wait (bar = p50,
 // tick = p99, log scale, as in tenants.svg) and, under it, each tenant's share of the jobs served.
@@ -11,16 +12,6 @@ const SIDES = [
   { key: 'bullmq', label: 'BullMQ (one FIFO line)', sub: 'no groups in open source' },
 ];
 
-function ms(x) {
-  if (!Number.isFinite(x)) return '—';
-  if (x >= 1000) return `${(x / 1000).toFixed(2)} s`;
-  if (x >= 100) return `${Math.round(x)} ms`;
-  if (x >= 10) return `${x.toFixed(1)} ms`;
-  return `${x.toFixed(2)} ms`;
-}
-
-const tick = (v) => (v >= 1000 ? `${v / 1000} s` : `${v} ms`);
-const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const pct = (x) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '—');
 
 /**
@@ -38,18 +29,9 @@ function renderTenantsSpreadSvg(chart) {
   const ph = H - T - B;
   const values = [];
   for (const s of SIDES) for (const t of ['a', 'b']) values.push(chart[s.key].tenants[t].p50, chart[s.key].tenants[t].p99);
-  const finite = values.filter((v) => Number.isFinite(v) && v > 0);
-  const lo = Math.pow(10, Math.floor(Math.log10(Math.max(1e-3, Math.min(...finite, 1)))));
-  const hi = Math.pow(10, Math.ceil(Math.log10(Math.max(...finite, 10) * 1.05)));
-  const ys = (v) => T + ph - ((Math.log10(Math.max(lo, v)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * ph;
+  const { ys, grid } = waitAxis(values, { L, T, pw, ph });
   const f = (x) => x.toFixed(1);
-  const out = [];
-  for (let p = Math.log10(lo); p <= Math.log10(hi) + 1e-9; p++) {
-    const v = Math.pow(10, p);
-    const y = ys(v);
-    out.push(`<line x1="${L}" y1="${f(y)}" x2="${L + pw}" y2="${f(y)}" stroke="#e3e3e3"/>`);
-    out.push(`<text x="${L - 8}" y="${f(y + 4)}" text-anchor="end">${esc(tick(Number(v.toPrecision(1))))}</text>`);
-  }
+  const out = [...grid];
   const groupW = pw / SIDES.length;
   const barW = Math.min(60, groupW / 4);
   SIDES.forEach((s, si) => {
