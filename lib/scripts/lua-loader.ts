@@ -45,6 +45,16 @@ function expand(file: string, source: string, includesDir: string, done: Set<str
   });
 }
 
+/**
+ * @internal The code of a script without its comments, which are for readers of lua/: the server
+ * keeps every script it is sent, and that cache counts against maxmemory (the comments were two
+ * thirds of it). Long comments go as Lua's lexer reads them (`--[[` to the first `]]`); a line
+ * comment only when it has the line to itself, so no `--` inside a string is touched.
+ */
+export function withoutComments(lua: string): string {
+  return lua.replace(/--\[\[[\s\S]*?\]\]/g, '').replace(/^[ \t]*--.*$/gm, '').replace(/\n[ \t]*(?=\n)/g, '').replace(/^\n+/, '');
+}
+
 /** @internal Parses the KEYS[i] lines of a script's header. */
 export function declaredKeys(source: string): string[] {
   const header = /^--\[\[([\s\S]*?)\]\]/.exec(source);
@@ -70,7 +80,7 @@ export function loadScripts(dir: string = LUA_DIR): LoadedScript[] {
     if (twin) throw new EchoMqError(duplicateScript(twin, file));
     seen.set(m[1], file);
     const source = readFileSync(join(dir, file), 'utf8');
-    const lua = expand(file, source, join(dir, 'includes'), new Set());
+    const lua = withoutComments(expand(file, source, join(dir, 'includes'), new Set()));
     return {
       name: m[1],
       numberOfKeys: Number(m[2]),

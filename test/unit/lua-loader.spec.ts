@@ -3,7 +3,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { EchoMqError } from '../../lib/errors';
 import { SCRIPT_OF } from '../../lib/scripts/lane-scripts';
-import { LUA_DIR, declaredKeys, loadScripts } from '../../lib/scripts/lua-loader';
+import { LUA_DIR, declaredKeys, loadScripts, withoutComments } from '../../lib/scripts/lua-loader';
 
 const HEADER = (keys: number) =>
   `--[[\n  test script\n\n${[...Array(keys)].map((_, i) => `  KEYS[${i + 1}] k${i + 1}  emq:{q}:k${i + 1}`).join('\n')}\n]]\n`;
@@ -59,6 +59,17 @@ describe('the Lua loader', () => {
         }
       }
     }
+  });
+
+  it('sends the server code without comments: long ones, and line comments that have their line to themselves', () => {
+    const source = "--[[\n  header\n  KEYS[1] a\n]]\nlocal x = t[y[1]] -- kept: after code\n  -- gone\nlocal s = '-- a string'\n--[[ one ]] local z = 1\n";
+    expect(withoutComments(source)).toBe("local x = t[y[1]] -- kept: after code\nlocal s = '-- a string'\n local z = 1\n");
+    for (const s of scripts) {
+      expect(s.lua).not.toMatch(/--\[\[/);
+      expect(s.lua).not.toMatch(/^[ \t]*--/m);
+    }
+    // The header (KEYS lines) is read from the source, so the declared keys are still known.
+    expect(scripts.find((s) => s.name === 'claim')!.declaredKeys[0]).toBe('ring');
   });
 
   it('declaredKeys reads only the opening header block', () => {
