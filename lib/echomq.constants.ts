@@ -49,6 +49,8 @@ export const MAX_WAIT_MS = 24 * 3600 * 1000;
 export const POSITION_EXACT_RING = 1_000;
 /** @internal Lanes per scanLanes/topLanes page, at most. */
 export const LANE_PAGE_MAX = 1_000;
+/** The largest `cost` a submit may declare (see LanesService.fairness). */
+export const MAX_COST = 1_000_000;
 /** @internal Byte limit of a pause reason. */
 export const PAUSE_REASON_MAX_BYTES = 200;
 /** @internal Lane rows one script call reads, at most (about 0.4 ms of server time). */

@@ -150,6 +150,9 @@ export const queueEventsRefused = (queues: string, detail: string, prefix: strin
 export const tenantsInCompat = (operation: string): string =>
   `${operation}: tenants are not available with compat: 'echomq' (the EchoMQ reference has no tenants); drop the tenant, or use a queue the reference does not write.`;
 
+export const fairnessInCompat = (by: string): string =>
+  `fairness: "${by}" is not available with compat: 'echomq' (the EchoMQ reference serves its ring in rotation and would not keep the virtual time); use by: 'jobs', or a queue the reference does not write.`;
+
 export const laneFull = (argument: string, group: string, n: number): string =>
   `Lane "${group}" is full: it holds its maxDepth of ${n} pending or scheduled jobs, so "${argument}" was refused and nothing was written; `
   + 'retry once its jobs are served, raise its maxDepth, or remove it with maxDepth(queue, group, null).';

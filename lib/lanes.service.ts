@@ -4,7 +4,7 @@ import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
 import type {
   ClaimOptions, CleanOptions, CompleteOptions, DrainOptions, FailOptions, JobProgress, ObliterateOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
-  PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, TenantInfo, TenantPending, WaitForOptions,
+  FairnessOptions, PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, TenantInfo, TenantPending, WaitForOptions,
   WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
 import { LaneAcks } from './lanes/acks';
@@ -21,6 +21,7 @@ import { LaneRemoval } from './lanes/removal';
 import { adoptLanes, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
 import { LaneTenants } from './lanes/tenants';
+import { LaneFairness } from './lanes/fairness';
 import { nodeLeaseKey } from './redis/lane-keys';
 import { duplicateClient } from './redis/redis-connection';
 import type { LaneKeys } from './redis/lane-keys';
@@ -44,6 +45,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   private readonly recovery: LaneRecovery;
   private readonly steering: LaneSteering;
   private readonly tenants: LaneTenants;
+  private readonly fairness_: LaneFairness;
   private readonly inspection: LaneInspection;
   private readonly jobs: LaneJobs;
   private readonly removal: LaneRemoval;
@@ -65,6 +67,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     this.recovery = new LaneRecovery(this.ctx);
     this.steering = new LaneSteering(this.ctx);
     this.tenants = new LaneTenants(this.ctx);
+    this.fairness_ = new LaneFairness(this.ctx);
     this.inspection = new LaneInspection(this.ctx);
     this.jobs = new LaneJobs(this.ctx);
     this.removal = new LaneRemoval(this.ctx);
@@ -288,6 +291,18 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
    */
   maxDepth(queue: string, group: string, n: number | null): Promise<void> {
     return this.steering.maxDepth(queue, group, n);
+  }
+
+  /**
+   * Chooses what a lane's share of the queue counts, for every process (stored with the queue):
+   * `by: 'jobs'` (the default) gives every lane one job a turn; `'cost'` charges each job its
+   * declared `cost` (submit option), `'time'` the server-clock time from its claim to its ack, so
+   * lanes share the work, not the turns (start-time fair queueing, see the README's "How fairness
+   * works"). Tenants are charged at their own level. Takes effect at the next claim; no job moves.
+   * Not available with `compat: 'echomq'` except `'jobs'` (code MISCONFIGURED).
+   */
+  fairness(queue: string, opts: FairnessOptions): Promise<void> {
+    return this.fairness_.set(queue, opts);
   }
 
   /** Sets a lane's concurrency ceiling (integer >= 1), or removes it with `null`. */

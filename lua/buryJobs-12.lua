@@ -47,12 +47,13 @@ local owed = 0
 for i = 0, n - 1 do
   local id, token = ARGV[4 + i * 2], tonumber(ARGV[5 + i * 2])
   local jobKey = base .. 'job:' .. id
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'waited', 'held')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'waited', 'held', 'vc')
   if row[1] == 'active' and row[3] and tonumber(row[2]) == token then
     local left = releaseActive(KEYS[2], KEYS[1], row[3], id)
     local held = row[5]
     local heldTenant = held and #held > 1 and string.sub(held, 2) or false
     if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[5], KEYS[6], KEYS[8]) end
+    if row[6] then fairOps().settle(base, jobKey, row[3], heldTenant, row[6], now) end
     if held and string.byte(held) == 49 then owed = owed + 1 end
     buryJob(base, jobKey, id, row[3], reason, now, KEYS[7], KEYS[9], row[4])
     if left == 0 then indexForget(KEYS[10], row[3], KEYS[4], KEYS[3], KEYS[11], KEYS[12], heldTenant) end

@@ -70,6 +70,8 @@ if present > 0 then
     meta = KEYS[12], grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
     glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14],
     lanes = KEYS[15], gweight = KEYS[16], stats = KEYS[17] }, present)
+else
+  fairBy, fairMoving, anyTenant, ringPlain = false, false, false, true
 end
 -- NOTE: after dueWork (which may end timed pauses): whether any lane is paused or has a ceiling,
 -- asked once per call rather than per lane served.
@@ -91,7 +93,7 @@ while served < steps do
   if paused or (limit and active >= limit) then
     -- NOTE: unreachable while the ring holds exactly the serviceable lanes; if it ever does not,
     -- take the lane off (it is at the tail) rather than serve a parked lane, and try the next.
-    rcall('RPOP', ring)
+    if ringPlain then rcall('RPOP', ring) else ringOps().drop(base, ring, group) end
     rcall('SREM', set, group)
     if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true) end
     healed = healed + 1
@@ -99,7 +101,7 @@ while served < steps do
   elseif window and window.room(1) == 0 then
     -- NOTE: a lane can come back to the ring with its window still full (resume, a new ceiling);
     -- park it now, off the ring list (it is at the tail) but kept in the ring set.
-    rcall('RPOP', ring)
+    if ringPlain then rcall('RPOP', ring) else ringOps().drop(base, ring, group) end
     if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true) end
     local at = window.reopenAt()
     window.park(timersKey, wakeKey, at)
@@ -107,7 +109,7 @@ while served < steps do
     healed = healed + 1
     if healed > 16 then break end
   else
-    local n, left = serveLane(base, group, 1, leaseUntil, out, ring, set, activeKey, gactiveKey, active, limit, laneKeys, tenant)
+    local n, left, work = serveLane(base, group, 1, leaseUntil, out, ring, set, activeKey, gactiveKey, active, limit, laneKeys, tenant)
     if n > 0 then
       served = served + 1
     else
@@ -117,11 +119,17 @@ while served < steps do
     end
     local reopen = window and window.record(n)
     if reopen then
-      if left then rcall('SADD', set, group) else rcall('RPOP', ring) end
+      if left then
+        rcall('SADD', set, group)
+      elseif ringPlain then
+        rcall('RPOP', ring)
+      else
+        ringOps().drop(base, ring, group)
+      end
       window.park(timersKey, wakeKey, reopen)
       if timerAt < 0 or reopen < timerAt then timerAt = reopen end
     end
-    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen) end
+    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen, work) end
   end
 end
 flushLeases(activeKey)

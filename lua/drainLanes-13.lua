@@ -7,8 +7,8 @@
     's' the schedule. Every lane: its head page, removed whole. One lane: read from the tail by
         rank (`offset` entries already kept), so a promote taking due jobs off the head moves
         nothing that is still to be read; the ids of other lanes are kept.
-    'r' every lane: the ring, a lane at a time from its head (LPOP, no scan); a lane deeper than
-        what is left of the budget gives a page of its jobs and goes back to the head. A tenant's
+    'r' every lane: the ring, a lane at a time from its head (ringOps .shift: LPOP, no scan); a lane deeper
+        than what is left of the budget gives a page of its jobs and stays at the head. A tenant's
         entry is drained through its own ring the same way (emq:{q}:t:<tenant>:ring|ringset,
         derived from ARGV[1]), and leaves the ring set once that ring is empty.
     'l' the lanes the index scores above 0 that were not on the ring (paused, at their ceiling,
@@ -106,19 +106,17 @@ if phase == 'r' then
   -- true when the budget ran out with the ring not yet empty.
   local function drainRing(ringKey, lk)
     while removed < budget do
-      local group = rcall('LPOP', ringKey)
+      local group = ringOps().head(base, ringKey)
       if not group then return false end
       if string.sub(group, 1, 3) == '{t}' then
         -- NOTE: a tenant's entry (see laneRing): its own ring is drained the same way, and the entry
-        -- leaves the queue's ring set once that ring is empty; else it goes back to the head.
+        -- leaves the queue's ring (and its set) once that ring is empty; else it stays at the head.
         local t = base .. 't:' .. string.sub(group, 4)
         local tk = {}
         for name, key in pairs(k) do tk[name] = key end
         tk.ring, tk.ringset = t .. ':ring', t .. ':ringset'
-        if drainRing(tk.ring, tk) then
-          rcall('LPUSH', ringKey, group)
-          return true
-        end
+        if drainRing(tk.ring, tk) then return true end
+        ringOps().shift(base, ringKey)
         rcall('SREM', lk.ringset, group)
       else
         local want = budget - removed
@@ -126,18 +124,18 @@ if phase == 'r' then
         removed = removed + taken
         -- NOTE: ZPOPMIN took fewer than asked only when it emptied the lane.
         if taken == want and rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 then
-          -- NOTE: deeper than this page: back to the head, still on the ring set, for the next page.
-          rcall('LPUSH', ringKey, group)
+          -- NOTE: deeper than this page: it stays at the head, on the ring set, for the next page.
           laneShrunk(base, group, lk, true)
           return true
         end
+        ringOps().shift(base, ringKey)
         laneShrunk(base, group, lk, true, 0)
       end
     end
-    return rcall('LLEN', ringKey) > 0
+    return ringOps().len(base, ringKey) > 0
   end
   if drainRing(KEYS[1], k) then return finish('r', 0) end
-  if rcall('LLEN', KEYS[1]) == 0 then return finish('l', 0) end
+  if ringOps().len(base, KEYS[1]) == 0 then return finish('l', 0) end
   return finish('r', 0)
 end
 -- phase 'l'

@@ -51,7 +51,7 @@ if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token or 
    or defaultMax < 1 or not delay or delay < 0 or not factor or factor < 1 or not maxDelay or maxDelay < 0 then
   return redis.error_reply('ERR echomq: fail arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'max', 'base', 'waited', 'held')
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'max', 'base', 'waited', 'held', 'vc')
 local attempts = tonumber(row[2])
 if row[1] ~= 'active' or attempts ~= token then return 'stale' end
 local group = row[3]
@@ -62,6 +62,8 @@ local left = releaseActive(KEYS[3], KEYS[2], group, id)
 local held = row[7]
 local heldTenant = held and #held > 1 and string.sub(held, 2) or false
 if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[6], KEYS[7], KEYS[10]) end
+-- NOTE: a job claimed in `time` fairness (row field vc) is charged the time it was held (see fairOps).
+if row[8] then fairOps().settle(base, KEYS[1], group, heldTenant, row[8], now) end
 if held and string.byte(held) == 49 then queueRoom(KEYS[10], KEYS[2], 1) end
 if used >= maxAttempts or ARGV[9] == '1' then
   buryJob(base, KEYS[1], id, group, err, now, KEYS[9], KEYS[11], row[6])

@@ -61,27 +61,29 @@ if row[1] ~= 'pending' or not row[2] then return {} end
 local group = row[2]
 local r = rcall('ZRANK', base .. 'g:' .. group .. ':pending', id)
 if not r then return {} end
-local ringLength = rcall('LLEN', KEYS[2])
+local ringLength = ringOps().len(base, KEYS[2])
 -- NOTE: two levels (see laneRing): a lane under a tenant has its place on its tenant's ring, and the
 -- tenant its place on the queue's ring; a lane under none is its own entry on the queue's ring.
 local laneRingKey, laneSetKey, tenant = laneRing(base, group, KEYS[2], KEYS[3])
 local entry = tenant and ('{t}' .. tenant) or group
-local laneLength = tenant and rcall('LLEN', laneRingKey) or ringLength
+local laneLength = tenant and ringOps().len(base, laneRingKey) or ringLength
 local p
-if rcall('SISMEMBER', laneSetKey, group) == 1 then p = rcall('LPOS', laneRingKey, group) end
+if rcall('SISMEMBER', laneSetKey, group) == 1 then p = ringOps().pos(base, laneRingKey, group) or nil end
 local i = p
 if tenant then
   i = nil
-  if rcall('SISMEMBER', KEYS[3], entry) == 1 then i = rcall('LPOS', KEYS[2], entry) end
+  if rcall('SISMEMBER', KEYS[3], entry) == 1 then i = ringOps().pos(base, KEYS[2], entry) or nil end
 end
-local exact = p and i and true or false
+-- NOTE: in `cost`/`time` fairness the order is virtual time's, which the next charges change: the
+-- count below is then the rotation's, an estimate (exact stays false).
+local exact = p and i and not fairMode(base) and true or false
 local function laneDepth(name) return rcall('ZCARD', base .. 'g:' .. name .. ':pending') end
 -- A tenant entry stands for its lanes on its ring: with one claimer it is served once per turn
 -- while any of them has work, so it counts as one lane as deep as they are together.
 local function entryDepth(name)
   if string.byte(name, 1) ~= 123 then return laneDepth(name) end
   local d = 0
-  for _, lane in ipairs(rcall('LRANGE', base .. 't:' .. string.sub(name, 4) .. ':ring', 0, -1)) do d = d + laneDepth(lane) end
+  for _, lane in ipairs(ringOps().list(base, base .. 't:' .. string.sub(name, 4) .. ':ring')) do d = d + laneDepth(lane) end
   return d
 end
 -- Jobs served before the job's turn comes, for a job at `rank` of the entry `self` at index `at` of a
@@ -104,11 +106,11 @@ local function bound(rank, at, length, inIt)
   return rank + b * (rank + 1) + (others - b) * rank
 end
 -- The entries an exact count reads: the queue's ring, and the rings of the tenants on it.
-local names = ringLength <= exactUpTo and rcall('LRANGE', KEYS[2], 0, -1) or nil
+local names = ringLength <= exactUpTo and ringOps().list(base, KEYS[2]) or nil
 local entries = ringLength
 if names then
   for j = 1, #names do
-    if string.byte(names[j], 1) == 123 then entries = entries + rcall('LLEN', base .. 't:' .. string.sub(names[j], 4) .. ':ring') end
+    if string.byte(names[j], 1) == 123 then entries = entries + ringOps().len(base, base .. 't:' .. string.sub(names[j], 4) .. ':ring') end
   end
 end
 if tenant and not (names and i) then entries = entries + laneLength end
@@ -116,7 +118,7 @@ local ahead
 if names and entries <= exactUpTo then
   -- rank among the tenant's own jobs (its lanes in rotation), then that rank on the queue's ring
   local rank = r
-  if tenant then rank = before(rcall('LRANGE', laneRingKey, 0, -1), group, r, p or laneLength, laneDepth) end
+  if tenant then rank = before(ringOps().list(base, laneRingKey), group, r, p or laneLength, laneDepth) end
   ahead = before(names, entry, rank, i or ringLength, entryDepth)
 else
   exact = false

@@ -66,8 +66,12 @@ end
 -- A lane under a tenant is parked in its tenant's ring set, and its tenant's entry leaves the
 -- queue's ring with its last lane (see laneRing).
 local ring, set, tenant = laneRing(base, group, KEYS[3], KEYS[4])
-if rcall('SREM', set, group) == 1 or compatMode() then rcall('LREM', ring, '0', group) end
+if compatMode() then
+  rcall('LREM', ring, '0', group)
+elseif rcall('SREM', set, group) == 1 then
+  ringOps().remove(base, ring, group)
+end
 rcall('SADD', set, group)
-if tenant then tenantOps().vacate(KEYS[3], KEYS[4], ring, tenant, false) end
+if tenant then tenantOps().vacate(base, KEYS[3], KEYS[4], ring, tenant, false) end
 window.park(KEYS[2], KEYS[8], window.reopenAt())
 return -1

@@ -48,7 +48,7 @@ local owed = 0
 for i = 1, #expired do
   local id = expired[i]
   local jobKey = base .. 'job:' .. id
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited', 'held')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'max', 'base', 'waited', 'held', 'vc')
   local group = row[3]
   if not group then
     rcall('ZREM', KEYS[1], id)
@@ -56,10 +56,13 @@ for i = 1, #expired do
     strayJob(base, id, hasRow, hasRow and 'lease expired on a job with no group' or 'lease expired on a job with no row',
       now, { dead = KEYS[7], pending = KEYS[13], stats = KEYS[9] })
   else
+    -- NOTE: an expired lease in `time` fairness is charged its lease, to the deadline (see fairOps).
+    local deadline = row[8] and tonumber(rcall('ZSCORE', KEYS[1], id))
     local left = releaseActive(KEYS[2], KEYS[1], group, id)
     local held = row[7]
     local heldTenant = held and #held > 1 and string.sub(held, 2) or false
     if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[5], KEYS[6], KEYS[8]) end
+    if row[8] then fairOps().settle(base, jobKey, group, heldTenant, row[8], deadline or now) end
     if held and string.byte(held) == 49 then owed = owed + 1 end
     local spent = (tonumber(row[2]) or 0) - (tonumber(row[5]) or 0) >= (tonumber(row[4]) or defaultMax)
     if spent then

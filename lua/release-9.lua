@@ -32,13 +32,15 @@ local base, id, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[6] ~= base .. 'ring' or not token then
   return redis.error_reply('ERR echomq: release arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'held')
+local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'held', 'vc')
 if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
 local group = row[3]
 releaseActive(KEYS[3], KEYS[2], group, id)
 local held = row[4]
 local heldTenant = held and #held > 1 and string.sub(held, 2) or false
 if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[6], KEYS[7], KEYS[8]) end
+-- NOTE: a hand-back in `time` fairness is charged the time it was held (see fairOps).
+if row[5] then fairOps().settle(base, KEYS[1], group, heldTenant, row[5], nowMs()) end
 if held and string.byte(held) == 49 then queueRoom(KEYS[8], KEYS[2], 1) end
 rcall('HSET', KEYS[1], 'state', 'pending')
 rcall('HINCRBY', KEYS[1], 'base', 1)

@@ -12,7 +12,7 @@
 
   Reply: 1 when the queue was paused before, 0 otherwise.
   Clock: none.
-  Derived keys: none.
+  Derived keys: the ring's virtual-time set <ring>:vt (see ringOps: one of the two is empty).
 ]]
 local rcall = redis.call
 --- @include "pushWake"
@@ -20,5 +20,5 @@ local rcall = redis.call
 if rcall('HDEL', KEYS[1], 'paused') == 0 then return 0 end
 -- NOTE: at least one token even with an empty ring: a consumer's claim also promotes what fell due
 -- during the pause.
-pushWake(KEYS[2], math.max(rcall('LLEN', KEYS[3]), 1))
+pushWake(KEYS[2], math.max(rcall('LLEN', KEYS[3]) + rcall('ZCARD', KEYS[3] .. ':vt'), 1))
 return 1

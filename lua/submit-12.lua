@@ -24,6 +24,7 @@
   ARGV[8] own         '1' when the caller supplied the id (a taken id is then a duplicate)
   ARGV[9] tc          optional: the W3C trace context of the submit, kept as row field `tc` ('' none)
   ARGV[10] tenant     optional: the lane's tenant ('' or absent: none named; see laneRing)
+  ARGV[11] cost       optional: the job's cost, an integer 1..1000000 ('' or absent: 1; see admit)
 
   Reply: { status, id }, status 'ok' | 'dup' | 'collide'; { 'tenant', current } when the lane holds
   jobs under another tenant (current, '' for none) than ARGV[10] names: nothing is written;
@@ -49,6 +50,10 @@ if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .
   return redis.error_reply('ERR echomq: submit arguments do not match its keys')
 end
 local tenant = ARGV[10] or ''
+local cost = ARGV[11] or ''
+if cost ~= '' and not string.match(cost, '^[1-9]%d?%d?%d?%d?%d?$') and cost ~= '1000000' then
+  return redis.error_reply('ERR echomq: submit cost must be an integer from 1 to 1000000')
+end
 local retag = false
 local before = tenant ~= '' and (select(3, laneRing(base, group)) or '')
 if tenant ~= '' and before ~= tenant then
@@ -64,7 +69,7 @@ end
 -- NOTE: as in submitMany, the default mode joins the ring once the lane is counted.
 local deferJoin = not compatMode()
 local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, nowMs(),
-  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin, tenant)
+  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin, tenant, cost)
 if status == 'ok' then
   rcall('HINCRBY', KEYS[12], 'submitted', '1')
   if laned and retag then tenantOps().adopt(base, group, tenant, KEYS[4], before) end

@@ -18,7 +18,8 @@
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 8 per job when some job of the chunk has a trace
   context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
-  job when some job of the chunk names a tenant: the 9th is its tenant ('' for none, see laneRing)
+  job when some job of the chunk names a tenant: the 9th is its tenant ('' for none, see laneRing);
+  or 10 per job when some job of the chunk has a cost: the 10th is its cost ('' for 1, see admit)
 
   Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'; or
   { 'tenant', item, current } when item (1-based) names a tenant for a lane that holds jobs under
@@ -45,6 +46,7 @@ local n = tonumber(checkOnly and string.sub(ARGV[2], 2) or ARGV[2])
 local stride = 7
 if n and n > 0 and #ARGV == 2 + n * 8 then stride = 8 end
 if n and n > 0 and #ARGV == 2 + n * 9 then stride = 9 end
+if n and n > 0 and #ARGV == 2 + n * 10 then stride = 10 end
 if KEYS[1] ~= base .. 'ring' or not n or n < 0 or #ARGV ~= 2 + n * stride then
   return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
 end
@@ -57,12 +59,16 @@ for i = 0, n - 1 do
     return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad number')
   end
   delays[i], maxes[i] = d, m
+  local c = stride == 10 and ARGV[3 + i * stride + 9] or ''
+  if c ~= '' and not string.match(c, '^[1-9]%d?%d?%d?%d?%d?$') and c ~= '1000000' then
+    return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad cost')
+  end
 end
 -- NOTE: every tenant an item names is checked before anything is written; an earlier item of the
 -- call counts as a job its lane holds (under the tenant the lane then has).
 -- `retag` names the lanes whose tenant the call sets (read once: the lane's own tenant otherwise).
 local retag, retagFrom = {}, {}
-if stride == 9 then
+if stride >= 9 then
   local laneOf, held = {}, {}
   for i = 0, n - 1 do
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
@@ -127,12 +133,13 @@ local added, groups, laneKeys, admitted = {}, {}, {}, 0
 local deferJoin = not compatMode()
 for i = 0, n - 1 do
   local o = 3 + i * stride
-  local tc, tenant
+  local tc, tenant, cost
   if stride >= 8 then tc = ARGV[o + 7] end
-  if stride == 9 then tenant = ARGV[o + 8] end
+  if stride >= 9 then tenant = ARGV[o + 8] end
+  if stride == 10 then cost = ARGV[o + 9] end
   local status, jobId, laneKey = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
     delays[i], maxes[i], ARGV[o + 6] == '1', now,
-    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], tc, deferJoin, tenant)
+    KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], tc, deferJoin, tenant, cost)
   out[#out + 1] = status
   out[#out + 1] = jobId
   if status == 'ok' then

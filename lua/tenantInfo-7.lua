@@ -18,7 +18,7 @@
   is kept only under one, see laneRing), weight, limit (-1 none), paused (0/1), pausedUntil (-1 none),
   pauseReason, inRing (0/1), nextCursor }.
   Clock: server TIME (a timed pause whose end has passed is reported as over, as laneRow does).
-  Derived keys: none.
+  Derived keys: the tenant's ring's virtual-time set <tring>:vt (see ringOps).
   Cost: at most 1,000 lanes of the tenant a call.
 ]]
 local rcall = redis.call
@@ -44,7 +44,7 @@ if not limit then
 end
 if paused and untilMs >= 0 and untilMs <= nowMs() then
   paused, untilMs, reason = false, -1, ''
-  inRing = rcall('LLEN', KEYS[3]) > 0 and not (limit and active >= limit)
+  inRing = rcall('LLEN', KEYS[3]) + rcall('ZCARD', KEYS[3] .. ':vt') > 0 and not (limit and active >= limit)
 end
 return { rcall('SCARD', KEYS[4]), pending, active, tonumber(r[1]) or 1, limit or -1, paused and 1 or 0,
   untilMs, reason, inRing and 1 or 0, page[1] }

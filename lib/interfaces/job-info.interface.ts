@@ -1,3 +1,4 @@
+import type { FairnessBy } from './lanes-options.interface';
 /** One job as it is now ({@link LanesService.job}, {@link LanesService.waitFor}). */
 export interface JobInfo<T = unknown> {
   id: string;
@@ -68,6 +69,8 @@ export interface QueueStats {
   paused: boolean;
   /** The queue's ceiling on its active jobs over all lanes and tenants (`queueLimit`); null when none. */
   limit: number | null;
+  /** What a lane's share counts (see {@link LanesService.fairness}). */
+  fairness: { by: FairnessBy };
   /** Completions per second over the last 60 s (server clock). */
   completedPerSec: number;
 }

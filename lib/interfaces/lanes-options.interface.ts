@@ -14,6 +14,24 @@ export interface SubmitOptions {
    * tenant for a lane that holds jobs rejects. Left out, the job goes to the lane whatever its tenant.
    */
   tenant?: string;
+  /**
+   * The job's work (integer 1..1,000,000), what `cost` fairness charges its lane and tenant when it
+   * is served (see {@link LanesService.fairness}): work, never urgency. Kept in every fairness mode.
+   * @default 1
+   */
+  cost?: number;
+}
+
+/**
+ * What a lane's share of the queue counts (see {@link LanesService.fairness}): `jobs` (one turn of
+ * the ring, one job), `cost` (each job's declared `cost`), or `time` (the server-clock time from
+ * claim to ack). Weights are the shares in every mode.
+ */
+export type FairnessBy = 'jobs' | 'cost' | 'time';
+
+/** Options of {@link LanesService.fairness}. */
+export interface FairnessOptions {
+  by: FairnessBy;
 }
 
 /** One item of {@link LanesService.submitMany}. */

@@ -1,4 +1,4 @@
-import { SUBMIT_CHUNK } from '../echomq.constants';
+import { MAX_COST, SUBMIT_CHUNK } from '../echomq.constants';
 import { idsExhausted, invalidArgument, laneFull, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
@@ -120,6 +120,8 @@ export class LaneAdmission {
     const maxAttempts = checkOptInt(argPrefix + 'opts.maxAttempts', opts.maxAttempts, 1, 1_000_000, queue) ?? 0;
     const json = encodePayload(payload, this.ctx.options.maxPayloadBytes, queue, argPrefix + 'payload');
     const args: AdmitArgs = { id, group: g, payload: json, dedupKey, delayMs, maxAttempts, own };
+    const cost = checkOptInt(argPrefix + 'opts.cost', opts.cost, 1, MAX_COST, queue);
+    if (cost !== undefined && cost !== 1) args.cost = cost;
     if (opts.tenant !== undefined) {
       // NOTE: the reference has no tenants, and its scripts would serve the lane off the ring.
       if (this.ctx.options.compat === 'echomq') {

@@ -29,7 +29,13 @@ export class LaneInspection {
   async ring(queue: string, count: unknown): Promise<string[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    return this.ctx.read('ring', k, this.ctx.client.lrange(k.ring, 0, n - 1));
+    // NOTE: in `cost`/`time` fairness the ring's order is its virtual-time set (lua/includes/ringStep.lua);
+    // one of the two is empty, but both are read while a change of fairness moves the entries over.
+    const [list, byTime] = await Promise.all([
+      this.ctx.read('ring', k, this.ctx.client.lrange(k.ring, 0, n - 1)),
+      this.ctx.read('ring', k, this.ctx.client.zrange(k.ring + ':vt', 0, n - 1)),
+    ]);
+    return [...byTime, ...list].slice(0, n);
   }
 
   async peek(queue: string, group: unknown, count: unknown): Promise<string[]> {
@@ -105,6 +111,7 @@ export class LaneInspection {
       pausedLanes: s.pausedLanes,
       paused: s.paused,
       limit: s.limit,
+      fairness: { by: s.fairness },
       completedPerSec: s.completedLastMinute / 60,
     };
   }

@@ -23,10 +23,10 @@ function withDefaults<O>(opts: O, defaults: Record<string, unknown>): O {
  * {@link LANE_QUEUE_METHODS} is bound as it is.
  */
 const DEFAULTED: { [K in LaneQueueMethod]?: (d: Readonly<LaneQueueDefaults>, args: Args<K>) => Args<K> } = {
-  submit: (d, [group, payload, opts]) => [group, payload, withDefaults(opts, { maxAttempts: d.maxAttempts, delayMs: d.delayMs })],
+  submit: (d, [group, payload, opts]) => [group, payload, withDefaults(opts, { maxAttempts: d.maxAttempts, delayMs: d.delayMs, cost: d.cost })],
   submitMany: (d, [items]) => [Array.isArray(items)
     ? items.map((item) => (typeof item === 'object' && item !== null
-      ? { ...item, opts: withDefaults(item.opts, { maxAttempts: d.maxAttempts, delayMs: d.delayMs }) }
+      ? { ...item, opts: withDefaults(item.opts, { maxAttempts: d.maxAttempts, delayMs: d.delayMs, cost: d.cost }) }
       : item))
     : items],
   claim: (d, [opts]) => [withDefaults(opts, { leaseMs: d.leaseMs })],

@@ -16,7 +16,7 @@ export class LaneQueueModule {
     const providers = queues.map((q): FactoryProvider => ({
       provide: getQueueToken(q.name),
       useFactory: (lanes: LanesService, registry: EchoMqQueueRegistry) => {
-        const { name, defaults } = registry.define(q.name, q.defaults);
+        const { name, defaults } = registry.define(q.name, q.defaults, q.fairness);
         return createLaneQueue(lanes, name, defaults);
       },
       inject: [LanesService, EchoMqQueueRegistry],
@@ -30,7 +30,7 @@ export class LaneQueueModule {
       provide: getQueueToken(q.name),
       useFactory: async (lanes: LanesService, registry: EchoMqQueueRegistry, ...args: unknown[]) => {
         const options = await q.useFactory(...args);
-        const { name, defaults } = registry.define(q.name, options?.defaults);
+        const { name, defaults } = registry.define(q.name, options?.defaults, options?.fairness);
         return createLaneQueue(lanes, name, defaults);
       },
       inject: [LanesService, EchoMqQueueRegistry, ...(q.inject ?? [])],

@@ -16,6 +16,7 @@ export const LANE_QUEUE_METHODS = [
   'lane', 'lanes', 'ring', 'peek', 'scanLanes', 'topLanes', 'job', 'position', 'waitFor', 'dead', 'stats',
   'cancel', 'drain', 'clean', 'obliterate', 'progress',
   'tenantWeight', 'tenantLimit', 'pauseTenant', 'resumeTenant', 'tenant', 'topTenants', 'queueLimit',
+  'fairness',
 ] as const satisfies readonly QueueMethodName[];
 
 /** @internal Queue methods of `LanesService` a handle leaves out on purpose (internal ones). */

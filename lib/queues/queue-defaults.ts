@@ -1,9 +1,9 @@
 import type { FactoryProvider, ModuleMetadata } from '@nestjs/common';
-import { MAX_KEEP_COMPLETED_MS } from '../echomq.constants';
+import { MAX_COST, MAX_KEEP_COMPLETED_MS } from '../echomq.constants';
 import { resolveBackoff } from '../echomq.options';
 import { invalidArgument, queueRegisteredTwice } from '../echomq.messages';
 import { EchoMqError } from '../errors';
-import type { EchoMqBackoff } from '../interfaces';
+import type { EchoMqBackoff, FairnessBy, FairnessOptions } from '../interfaces';
 import { checkName, checkOptInt } from '../validation/validate';
 
 /**
@@ -21,6 +21,8 @@ export interface LaneQueueDefaults {
   leaseMs?: number;
   /** How long completed jobs stay readable (the handle's completes and the consumers'), in ms. @default the module's */
   keepCompletedMs?: number;
+  /** Cost of every job the handle submits (integer 1..1,000,000; see `LanesService.fairness`). @default 1 */
+  cost?: number;
 }
 
 /** One queue of `EchoMqModule.registerQueue(...)`. */
@@ -29,6 +31,11 @@ export interface RegisterQueueOptions {
   name: string;
   /** What the queue's handle and consumers use for what a call leaves out. */
   defaults?: LaneQueueDefaults;
+  /**
+   * What a lane's share of the queue counts, set with `LanesService.fairness` when the application
+   * boots, before its consumers claim. @default left as the queue has it
+   */
+  fairness?: FairnessOptions;
 }
 
 /** One queue of `EchoMqModule.registerQueueAsync(...)`: its name now, its defaults from a factory. */
@@ -56,8 +63,9 @@ export function resolveQueueDefaults(queue: string, raw: unknown): Readonly<Lane
   put('delayMs', checkOptInt('defaults.delayMs', d.delayMs, 0, 10 * 365 * 24 * 3600 * 1000, queue));
   put('leaseMs', checkOptInt('defaults.leaseMs', d.leaseMs, 100, 2 ** 31 - 1, queue));
   put('keepCompletedMs', checkOptInt('defaults.keepCompletedMs', d.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS, queue));
+  put('cost', checkOptInt('defaults.cost', d.cost, 1, MAX_COST, queue));
   if (d.backoff !== undefined) put('backoff', Object.freeze(resolveBackoff(d.backoff, 'defaults.backoff')));
-  const known = new Set(['maxAttempts', 'delayMs', 'leaseMs', 'keepCompletedMs', 'backoff']);
+  const known = new Set(['maxAttempts', 'delayMs', 'leaseMs', 'keepCompletedMs', 'backoff', 'cost']);
   for (const key of Object.keys(d)) {
     if (!known.has(key)) {
       throw new EchoMqError(invalidArgument(`defaults.${key}`, `is not a queue default (known: ${[...known].join(', ')})`, (d as Record<string, unknown>)[key]),
@@ -67,23 +75,43 @@ export function resolveQueueDefaults(queue: string, raw: unknown): Readonly<Lane
   return Object.freeze(out);
 }
 
+/** @internal Checks a queue's `fairness` option (argument `fairness.by`); undefined when it is left out. */
+export function resolveQueueFairness(queue: string, raw: unknown): Readonly<FairnessOptions> | undefined {
+  if (raw === undefined) return undefined;
+  const by = typeof raw === 'object' && raw !== null ? (raw as { by?: unknown }).by : undefined;
+  if (!['jobs', 'cost', 'time'].includes(by as string)) {
+    throw new EchoMqError(invalidArgument('fairness.by', "must be 'jobs', 'cost' or 'time' (fairness: { by })", raw), { argument: 'fairness.by', queue });
+  }
+  return Object.freeze({ by: by as FairnessBy });
+}
+
 /**
  * @internal The defaults of every registered queue of the application, filled in as each queue's
  * handle is made (before any lifecycle hook), read when the claim loops start.
  */
 export class EchoMqQueueRegistry {
   private readonly queues = new Map<string, Readonly<LaneQueueDefaults>>();
+  private readonly fairness = new Map<string, Readonly<FairnessOptions>>();
 
-  /** Records a queue's defaults; the same queue registered twice must name the same defaults. */
-  define(name: unknown, rawDefaults: unknown): { name: string; defaults: Readonly<LaneQueueDefaults> } {
+  /** Records a queue's defaults and fairness; the same queue registered twice must name the same of both. */
+  define(name: unknown, rawDefaults: unknown, rawFairness?: unknown): { name: string; defaults: Readonly<LaneQueueDefaults> } {
     const queue = checkName('name', name);
     const defaults = resolveQueueDefaults(queue, rawDefaults);
+    const fairness = resolveQueueFairness(queue, rawFairness);
     const known = this.queues.get(queue);
-    if (known && JSON.stringify(known) !== JSON.stringify(defaults)) {
-      throw new EchoMqError(queueRegisteredTwice(queue, JSON.stringify(known), JSON.stringify(defaults)), { code: 'MISCONFIGURED', queue });
+    const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+    if (known && (!same(known, defaults) || !same(this.fairness.get(queue), fairness))) {
+      const shown = (d: unknown, f: unknown) => JSON.stringify({ defaults: d, fairness: f ?? null });
+      throw new EchoMqError(queueRegisteredTwice(queue, shown(known, this.fairness.get(queue)), shown(defaults, fairness)), { code: 'MISCONFIGURED', queue });
     }
     this.queues.set(queue, defaults);
+    if (fairness) this.fairness.set(queue, fairness);
     return { name: queue, defaults };
+  }
+
+  /** The registered queues that name a fairness, with it. */
+  fairnessOfQueues(): [string, Readonly<FairnessOptions>][] {
+    return [...this.fairness.entries()];
   }
 
   /** The registered defaults of a queue ({} when it is not registered). */

@@ -34,6 +34,8 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     if (this.loops.length > 0) return;
     // NOTE: before the loops claim, so a queue from before 0.2 is counted before anything moves in it.
     await this.lanes.adoptLanes(this.queues());
+    // NOTE: a queue registered with a fairness has it before any consumer of the app claims.
+    for (const [queue, fairness] of this.registry?.fairnessOfQueues() ?? []) await this.lanes.fairness(queue, fairness);
     if (this.loops.length > 0) return;
     for (const found of this.explorer.getConsumers()) {
       const consumer = withQueueDefaults(found, this.registry?.defaultsOf(found.queue) ?? {});

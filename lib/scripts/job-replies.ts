@@ -1,4 +1,5 @@
 import { mintTimeOf } from '../ids/job-id';
+import type { FairnessBy } from '../interfaces';
 import { splitAt } from './job-ready-time';
 
 /** @internal A job row as readJob/watchJob return it (and as finished jobs are announced). */
@@ -40,7 +41,7 @@ export interface LocatedJob {
 export interface StatsRow {
   submitted: number; completed: number; retried: number; deadTotal: number; reaped: number;
   scheduled: number; active: number; dead: number; lanes: number; ringLength: number; pausedLanes: number;
-  completedLastMinute: number; paused: boolean; cancelled: number; limit: number | null;
+  completedLastMinute: number; paused: boolean; cancelled: number; limit: number | null; fairness: FairnessBy;
 }
 
 /** @internal The flat reply of readJob/watchJob (see lua/includes/readJob.lua); null for an empty one. */

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { LaneInfo, LaneJob, LaneRate } from '../interfaces';
+import type { FairnessBy, LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { jobFields, toClaim, toJob } from './claim-replies';
 import { announcedRow, JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
 import { LaneKeys } from '../redis/lane-keys';
@@ -24,6 +24,8 @@ export interface AdmitArgs {
   tc?: string;
   /** The lane's tenant the submit named. */
   tenant?: string;
+  /** The job's cost when it is not 1 (see lua/includes/admit.lua). */
+  cost?: number;
 }
 
 /** @internal What a submit script said of one job. */
@@ -111,6 +113,7 @@ export const SCRIPT_OF = {
   queueLimit: 'queueLimit',
   topTenants: 'topTenants',
   maxDepth: 'maxDepth',
+  fairness: 'fairness',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -192,8 +195,9 @@ export class LaneScripts {
 
   async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitReply<AdmitResult>> {
     const args: (string | number)[] = [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'];
-    if (job.tc !== undefined || job.tenant !== undefined) args.push(job.tc ?? '');
-    if (job.tenant !== undefined) args.push(job.tenant);
+    if (job.tc !== undefined || job.tenant !== undefined || job.cost !== undefined) args.push(job.tc ?? '');
+    if (job.tenant !== undefined || job.cost !== undefined) args.push(job.tenant ?? '');
+    if (job.cost !== undefined) args.push(job.cost);
     const reply = (await this.run('submit', k.queue, 'submit',
       [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats],
       args)) as string[];
@@ -209,13 +213,15 @@ export class LaneScripts {
   async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
     const args: (string | number)[] = [k.base, checkOnly ? `?${jobs.length}` : jobs.length];
     // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
-    // a 9th (its tenant) only when some job names one.
-    const tenanted = jobs.some((j) => j.tenant !== undefined);
+    // a 9th (its tenant) only when some job names one, a 10th (its cost) only when some job has one.
+    const costly = jobs.some((j) => j.cost !== undefined);
+    const tenanted = costly || jobs.some((j) => j.tenant !== undefined);
     const traced = tenanted || jobs.some((j) => j.tc !== undefined);
     for (const j of jobs) {
       args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
       if (traced) args.push(j.tc ?? '');
       if (tenanted) args.push(j.tenant ?? '');
+      if (costly) args.push(j.cost ?? '');
     }
     const reply = (await this.run('submitMany', k.queue, 'submitMany',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as (string | number)[];
@@ -475,14 +481,17 @@ export class LaneScripts {
 
   /** The queue's counters and sizes, after the lane timers that are due (see readStats-16.lua). */
   async stats(k: LaneKeys): Promise<StatsRow> {
-    const r = ((await this.run('stats', k.queue, 'readStats',
+    const raw = (await this.run('stats', k.queue, 'readStats',
       [k.stats, k.schedule, k.active, k.dead, k.ring, k.paused, k.index, k.meta,
-        k.timers, k.rate, k.pauseInfo, k.ringSet, k.limit, k.gactive, k.wake, k.weight], [k.base])) as number[]).map(Number);
+        k.timers, k.rate, k.pauseInfo, k.ringSet, k.limit, k.gactive, k.wake, k.weight], [k.base])) as (number | string)[];
+    const by = String(raw[15] ?? 'jobs') as FairnessBy;
+    const r = raw.slice(0, 15).map(Number);
     return {
       submitted: r[0], completed: r[1], retried: r[2], deadTotal: r[3], reaped: r[4], scheduled: r[5], active: r[6],
       dead: r[7], lanes: r[8], ringLength: r[9], pausedLanes: r[10], completedLastMinute: r[11],
       paused: r[12] === 1, cancelled: r[13],
       limit: r[14] < 0 ? null : r[14],
+      fairness: by,
     };
   }
 

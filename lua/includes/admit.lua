@@ -3,7 +3,7 @@
 --- @include "wakeBefore"
 --- @include "queueEvent"
 --[[
-  admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys, tc, deferJoin, tenant)
+  admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys, tc, deferJoin, tenant, cost)
     -> status, id, laneKey (the lane's key when the job went into its lane, else nil)
   Admits one job: a row `job:<id>`, then either its lane (score 0, so ZPOPMIN serves mint order)
   or the schedule when it is delayed. A live (or kept completed) job under the same caller-given id
@@ -15,11 +15,13 @@
   `deferJoin`: the caller puts the lane on the ring itself once it knows the lane's depth (see
   submitMany); otherwise a job admitted to its lane goes through ringJoin here.
   `tenant` (nil or '' for none): the tenant the submit named, kept in row field `held` (see
-  laneRing); the caller has checked it and adopts it for the lane.
+  laneRing); the caller has checked it and adopts it for the lane. `cost` (nil, '' or '1' for the
+  default 1): what `cost` fairness charges the job's lane when it is served (row field `cost`, see
+  fairOps), kept in every fairness so a later change of it finds the costs there.
   A delayed job is counted into its lane's delayed submits (laneDepth: a lane's maxDepth counts them).
 ]]
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
-                     ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc, deferJoin, tenant)
+                     ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc, deferJoin, tenant, cost)
   if dedup ~= '' then
     -- A kept completion's key is not in the dedup hash but in its own key (see completeJob).
     local existing = rcall('HGET', dedupKey, dedup) or rcall('HGET', base .. 'kept:' .. dedup, 'id')
@@ -42,7 +44,8 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   -- before, so its submit time is kept (`at`, server clock). last_error stays (empty) because the
   -- contract's row has it. Optional fields only when set, all in one HSET.
   local tenanted = tenant and tenant ~= ''
-  local others = (tc and tc ~= '') or maxAttempts > 0 or dedup ~= '' or own
+  local costly = cost and cost ~= '' and cost ~= '1'
+  local others = (tc and tc ~= '') or maxAttempts > 0 or dedup ~= '' or own or costly
   if tenanted and not others then
     -- NOTE: a tenant's common row, as cheap as the one below (no table of fields).
     rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '', 'held', '0' .. tenant)
@@ -67,6 +70,10 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     if tenanted then
       fields[#fields + 1] = 'held'
       fields[#fields + 1] = '0' .. tenant
+    end
+    if costly then
+      fields[#fields + 1] = 'cost'
+      fields[#fields + 1] = cost
     end
     rcall('HSET', jobKey, unpack(fields))
   else

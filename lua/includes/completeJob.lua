@@ -45,7 +45,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   -- NOTE: in a batch, the row of a job completed earlier in it is deleted only at its end, so its
   -- second ack in the same batch is refused here.
   if completeBatch and completeBatch.seen[id] then return 0 end
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'held')
+  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'held', 'vc')
   if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
   local group = row[3]
   local left
@@ -60,6 +60,8 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   local held = row[6]
   local heldTenant = held and #held > 1 and string.sub(held, 2) or false
   if heldTenant then tenantOps().release(base, heldTenant, 1, ringKey, ringSetKey, wakeKey) end
+  -- NOTE: a job claimed in `time` fairness (row field vc) is charged the time it took (see fairOps).
+  if row[7] then fairOps().settle(base, jobKey, group, heldTenant, row[7], now) end
   local nowText
   if keepMs > 0 or row[5] then nowText = string.format('%d', now) end
   local full

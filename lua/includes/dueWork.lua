@@ -21,10 +21,17 @@
 local function dueWork(base, now, promoteMax, k, present)
   present = present or rcall('EXISTS', k.schedule, k.timers, k.meta)
   local moved, nextDue, timerAt, rated = 0, -1, -1, false
-  if present == 0 then return nextDue, timerAt, rated, false end
-  local meta = rcall('HMGET', k.meta, 'paused', 'limit', 'tenantSet')
-  -- NOTE: the same read tells laneRing whether any tenant has a setting (spares it a HEXISTS).
+  if present == 0 then
+    -- NOTE: no meta hash: `jobs` fairness and no tenant (see fairMode), known without a read.
+    fairBy, fairMoving, anyTenant, ringPlain = false, false, false, true
+    return nextDue, timerAt, rated, false
+  end
+  local meta = rcall('HMGET', k.meta, 'paused', 'limit', 'tenantSet', 'fair', 'fairMove', 'tenants')
+  -- NOTE: the same read tells laneRing whether any tenant has a setting (spares it a HEXISTS),
+  -- and fairMode the queue's fairness.
   tenantSettings = meta[3] ~= false
+  fairBy, fairMoving, anyTenant = meta[4] or false, meta[5] ~= false, meta[6] ~= false
+  ringPlain = not fairBy and not fairMoving
   if meta[1] then return nextDue, timerAt, rated, true end
   moved, nextDue = promoteDue(base, now, promoteMax, k.schedule, k.ring, k.ringset, k.paused,
     k.glimit, k.gactive, k.wake, k.lanes, k)

@@ -1,5 +1,6 @@
 --- @include "compatMode"
 --- @include "pushWake"
+--- @include "ringOps"
 --[[
   The two levels of the ring, and the one place that knows them.
   A lane under no tenant lives on the queue's ring (emq:{q}:ring, membership in emq:{q}:ringset).
@@ -36,10 +37,10 @@
     .join(base, ringKey, ringSetKey, T, t?, filled?) -> 1 when T's entry joined the queue's ring
     .sync(base, T, ringKey, ringSetKey, wakeKey) -> 1 joined, -1 left, 0 neither: T's entry on the
       queue's ring exactly when T is open and its ring list not empty (operator paths: LREM)
-    .vacate(ringKey, ringSetKey, ring, T, atTail): T's entry leaves the queue's ring when its ring
+    .vacate(base, ringKey, ringSetKey, ring, T, atTail): T's entry leaves the queue's ring when its ring
       list is empty (atTail: a claim has just rotated it to the tail, so RPOP; else LREM)
-    .served(base, ringKey, ringSetKey, ring, T, t, n, laneLeft): a claim served n jobs of the lane
-      ringNext gave (laneLeft: the lane then left `ring`'s list): T's active count rises (under a limit), and its
+    .served(base, ringKey, ringSetKey, ring, T, t, n, laneLeft, work): a claim served n jobs of the lane
+      ringNext gave (laneLeft: the lane then left `ring`; work: what virtual time charges them, see serveLane): T's active count rises (under a limit), and its
       entry (at the tail) leaves the queue's ring with its last lane or at its limit (t.left)
     .release(base, T, n, ringKey, ringSetKey, wakeKey): n jobs of T stopped being active; under a
       limit its count drops, and a tenant that was at its limit rejoins the queue's ring
@@ -57,13 +58,12 @@
   count, conflict, adopt, giveBack) are built on the first read of one of them.
 ]]
 local TENANT_MARK = '{t}'
-local anyTenant
 -- nil: not read yet in this script; false: no tenant of the queue has ever had a setting.
 local tenantSettings
 
 local function laneRing(base, group, ringKey, ringSetKey)
   if compatMode() then return ringKey, ringSetKey, nil end
-  if anyTenant == nil then anyTenant = rcall('HEXISTS', base .. 'meta', 'tenants') == 1 end
+  if anyTenant == nil then fairMode(base) end
   if not anyTenant then return ringKey, ringSetKey, nil end
   local tenant = rcall('GET', base .. 'g:' .. group .. ':tenant')
   if not tenant then return ringKey, ringSetKey, nil end
@@ -95,26 +95,36 @@ local function tenantOps()
     local entry = TENANT_MARK .. tenant
     if rcall('SADD', ringSetKey, entry) == 0 then return 0 end
     if not T.open(t or T.state(base, tenant))
-       or (not filled and rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0) then
+       or (not filled and (ringPlain and rcall('LLEN', base .. 't:' .. tenant .. ':ring') or ringOps().len(base, base .. 't:' .. tenant .. ':ring')) == 0) then
       rcall('SREM', ringSetKey, entry)
       return 0
     end
-    rcall('RPUSH', ringKey, entry)
+    if ringPlain then rcall('RPUSH', ringKey, entry) else ringOps().push(base, ringKey, entry) end
     return 1
   end
 
-  function T.vacate(ringKey, ringSetKey, ring, tenant, atTail)
-    if rcall('LLEN', ring) > 0 then return end
+  function T.vacate(base, ringKey, ringSetKey, ring, tenant, atTail)
+    if (ringPlain and rcall('LLEN', ring) or ringOps().len(base, ring)) > 0 then return end
     local entry = TENANT_MARK .. tenant
     if rcall('SREM', ringSetKey, entry) == 1 then
-      if atTail then rcall('RPOP', ringKey) else rcall('LREM', ringKey, '0', entry) end
+      if atTail and ringPlain then
+        rcall('RPOP', ringKey)
+      elseif atTail then
+        ringOps().drop(base, ringKey, entry)
+      else
+        ringOps().remove(base, ringKey, entry)
+      end
     end
   end
 
-  function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft)
+  function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft, work)
     if n > 0 and t.limit then t.active = rcall('HINCRBY', base .. 't:' .. tenant .. ':info', 'active', string.format('%d', n)) end
-    if (laneLeft and rcall('LLEN', ring) == 0) or (t.limit and t.active >= t.limit) then
-      if rcall('SREM', ringSetKey, TENANT_MARK .. tenant) == 1 then rcall('RPOP', ringKey) end
+    -- NOTE: in virtual time the tenant's entry is charged at its own level (see fairOps).
+    if work and work > 0 then fairOps().charge(base, ringKey, TENANT_MARK .. tenant, work / t.weight) end
+    if (laneLeft and (ringPlain and rcall('LLEN', ring) or ringOps().len(base, ring)) == 0) or (t.limit and t.active >= t.limit) then
+      if rcall('SREM', ringSetKey, TENANT_MARK .. tenant) == 1 then
+        if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, TENANT_MARK .. tenant) end
+      end
       t.left = true
     end
   end
@@ -152,9 +162,9 @@ local function tenantOps()
         return 1
       end
       local entry = TENANT_MARK .. tenant
-      if (not T.open(T.state(base, tenant)) or rcall('LLEN', base .. 't:' .. tenant .. ':ring') == 0)
+      if (not T.open(T.state(base, tenant)) or (ringPlain and rcall('LLEN', base .. 't:' .. tenant .. ':ring') or ringOps().len(base, base .. 't:' .. tenant .. ':ring')) == 0)
          and rcall('SREM', ringSetKey, entry) == 1 then
-        rcall('LREM', ringKey, '0', entry)
+        ringOps().remove(base, ringKey, entry)
         return -1
       end
       return 0
@@ -199,6 +209,8 @@ local function tenantOps()
         if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', current) end
       end
       if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
+      -- NOTE: what the lane owed was in its old ring's virtual time, which its new ring does not share.
+      if fairMode(base) then rcall('HDEL', base .. 'vtags', group) end
     end
 
     function T.giveBack(base, jobKey, group, tenant, gactiveKey, ringSetKey)

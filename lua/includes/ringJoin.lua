@@ -48,7 +48,7 @@ local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
   if placed == 'on' then return 0 end
   local ring, set, tenant = laneRing(base, group, ringKey, ringSetKey)
   if rcall('SADD', set, group) == 1 then
-    rcall('RPUSH', ring, group)
+    if ringPlain then rcall('RPUSH', ring, group) else ringOps().push(base, ring, group) end
     if tenant then tenantOps().join(base, ringKey, ringSetKey, tenant, nil, true) end
     return 1
   end

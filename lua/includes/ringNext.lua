@@ -1,12 +1,18 @@
 --- @include "laneRing"
---- @include "rotateRing"
 --[[
   ringNext(base, ringKey, ringSetKey) -> group, ring, ringset, tenant, t (T's state): one step of the
   rota at both levels (see laneRing): rotate the queue's ring; on a tenant's entry, rotate that
-  tenant's ring and name its lane. nil when nothing is on the ring. The lane is then at the tail of
-  `ring` and, under a tenant, its entry at the tail of the queue's ring. Only the claims include it.
+  tenant's ring and name its lane (in virtual time: the smallest starts, see ringOps). nil when
+  nothing is on the ring. ringOps .drop (RPOP while ringPlain) then takes the lane off `ring`, and
+  under a tenant its entry '{t}' .. T off the queue's ring. Only the claims include it.
 ]]
 local strByte = string.byte
+
+--[[ One step of a ring: LMOVE while it is a plain list (see fairMode), else ringOps .step. ]]
+local function stepRing(base, ring)
+  if ringPlain then return rotateRing(ring) end
+  return ringOps().step(base, ring)
+end
 
 --[[ The tenant step of ringNext, off its hot path: `entry` is a tenant's, just rotated to the tail. ]]
 local function tenantStep(base, ringKey, ringSetKey, entry)
@@ -14,9 +20,9 @@ local function tenantStep(base, ringKey, ringSetKey, entry)
   local tenant = string.sub(entry, 4)
   local t = T.state(base, tenant)
   local ring = base .. 't:' .. tenant .. ':ring'
-  local group = T.open(t) and rotateRing(ring)
+  local group = T.open(t) and stepRing(base, ring)
   if group then return group, ring, ring .. 'set', tenant, t end
-  rcall('RPOP', ringKey)
+  if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, entry) end
   rcall('SREM', ringSetKey, entry)
   return nil
 end
@@ -25,12 +31,12 @@ local function ringNext(base, ringKey, ringSetKey)
   -- NOTE: a tenant entry with an empty ring list, or of a tenant that is not open, is unreachable
   -- while the invariant holds; it is taken off (it is at the tail) and the rota moves on, at most
   -- 16 times a call. A lane's entry (the common case) costs the LMOVE and one byte compared.
-  local entry = rotateRing(ringKey)
+  local entry = stepRing(base, ringKey)
   if not entry or strByte(entry) ~= 123 then return entry, ringKey, ringSetKey end
   for _ = 0, 16 do
     local group, ring, set, tenant, t = tenantStep(base, ringKey, ringSetKey, entry)
     if group then return group, ring, set, tenant, t end
-    entry = rotateRing(ringKey)
+    entry = stepRing(base, ringKey)
     if not entry or strByte(entry) ~= 123 then return entry, ringKey, ringSetKey end
   end
   return nil

@@ -28,8 +28,8 @@ local function ringSync(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
     -- queue's ring with the tenant's last lane (see laneRing).
     local ring, set, tenant = laneRing(base, group, ringKey, ringSetKey)
     if rcall('SREM', set, group) == 1 then
-      rcall('LREM', ring, 0, group)
-      if tenant then tenantOps().vacate(ringKey, ringSetKey, ring, tenant, false) end
+      ringOps().remove(base, ring, group)
+      if tenant then tenantOps().vacate(base, ringKey, ringSetKey, ring, tenant, false) end
       return -1
     end
   end

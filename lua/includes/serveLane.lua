@@ -1,18 +1,20 @@
 --- @include "nowMs"
+--- @include "laneRing"
 --- @include "indexForget"
 --- @include "numText"
 --[[
   serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
-  Serves up to `want` heads of a lane that the caller has just rotated to the tail of the ring:
+  Serves up to `want` heads of the lane the caller's ring step has just given (see ringOps):
   ZPOPMIN in mint order (it takes no more than the lane holds), attempt counter bumped (the fencing
   token) and state active in one HSET, the lease queued for the active set (flushLeases writes them,
   one ZADD per script), the lane's active count raised. When the lane is then empty or at its
-  ceiling it leaves the ring: it sits at the tail, so RPOP takes it off without a scan.
+  ceiling it leaves the ring by ringDrop (in a list it sits at the tail: RPOP, no scan).
   The lane index (x.lanes) is set to the depth left (ZCARD, then ZADD). `x` names the keys: lanes,
   dead, stats, and for indexForget paused, glimit, gweight, grate. `active` is the lane's active count when it has a ceiling, else 0.
   Appends id, group, attempt, payload, submitted_at (the row's `at`, or '0': the id's mint time), last_error per job to `out` (last_error as
-  the pair { last_error, tc } when the row holds a trace context `tc`); returns the count
-  and whether the lane left the ring. A lane entry whose row is gone (another writer deleted it)
+  the pair { last_error, tc } when the row holds a trace context `tc`); returns the count,
+  whether the lane left the ring, and the work virtual time charged the lane (0 in `jobs` fairness:
+  see fairOps; the caller charges the lane's tenant with it). A lane entry whose row is gone (another writer deleted it)
   is not served and not dropped: its id goes to the dead set (x.dead), where dead() shows it,
   and the `dead` total (x.stats) counts it; a lane that this leaves with neither pending nor active
   jobs goes through indexForget, as an ack's would.
@@ -46,17 +48,31 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   local popped = rcall('ZPOPMIN', laneKey, numText(want))
   local taken = #popped / 2
   local served = 0
+  -- NOTE: in `cost` and `time` fairness the lane is charged what it was served (see fairOps):
+  -- the rows' costs, or per job the lane's mean time, which the row's `vc` lets its ack correct.
+  local work, mark, perJob = 0, nil, nil
+  if fairBy == 'time' then
+    perJob = fairOps().estimate(base, group)
+    mark = string.format('%d:%.17g', nowMs(), perJob)
+  end
   for i = 1, #popped, 2 do
     local id = popped[i]
     local jobKey = base .. 'job:' .. id
     -- NOTE: `at` is only in the rows of caller-given ids (and rows before 0.2); without it the submit
     -- time is the id's mint time, which the reply leaves the client to read (submitted_at '0').
-    local row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc', 'at')
+    local row
+    if fairBy == 'cost' then
+      row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc', 'at', 'cost')
+    else
+      row = rcall('HMGET', jobKey, 'payload', 'attempts', 'last_error', 'tc', 'at')
+    end
     if row[1] then
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
       local attempt = (tonumber(row[2]) or 0) + 1
-      if tenant or x.queueLimited then
+      if mark then
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', (x.queueLimited and '1' or '0') .. (tenant or ''), 'vc', mark)
+      elseif tenant or x.queueLimited then
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', (x.queueLimited and '1' or '0') .. (tenant or ''))
       else
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
@@ -74,6 +90,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
         out[#out + 1] = row[3] or ''
       end
       served = served + 1
+      if fairBy then work = work + (perJob or tonumber(row[6]) or 1) end
     else
       local deadAt = string.format('%d', nowMs())
       if rcall('EXISTS', jobKey) == 1 then rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'job has no payload', 'done', deadAt) end
@@ -96,10 +113,11 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     local activeNow = limit and active or tonumber(rcall('HGET', gactiveKey, group)) or 0
     if activeNow == 0 then indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate, tenant or false) end
   end
+  if work > 0 then fairOps().charge(base, ringKey, group, work / (tonumber(rcall('HGET', x.gweight, group)) or 1)) end
   if left == 0 or (limit and active + served >= limit) then
-    rcall('RPOP', ringKey)
+    if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, group) end
     rcall('SREM', ringSetKey, group)
-    return served, true
+    return served, true, work
   end
-  return served, false
+  return served, false, work
 end

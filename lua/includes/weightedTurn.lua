@@ -37,21 +37,27 @@ local function laneTurn(base, group, ring, set, tenant, t, cap, now, leaseUntil,
   if serviceable and window then want = window.room(want) end
   if serviceable and want == 0 then
     -- NOTE: back on the ring with its window still full (see claim): park it and rotate on.
-    rcall('RPOP', ring)
+    if ringPlain then rcall('RPOP', ring) else ringOps().drop(base, ring, group) end
     local at = window.reopenAt()
     window.park(k.timers, k.wake, at)
     return 0, at, true
   elseif serviceable then
-    local n, left = serveLane(base, group, want, leaseUntil, out, ring, set, k.active, k.gactive, active, limit, k, tenant)
+    local n, left, work = serveLane(base, group, want, leaseUntil, out, ring, set, k.active, k.gactive, active, limit, k, tenant)
     local reopen = window and window.record(n)
     if reopen then
-      if left then rcall('SADD', set, group) else rcall('RPOP', ring) end
+      if left then
+        rcall('SADD', set, group)
+      elseif ringPlain then
+        rcall('RPOP', ring)
+      else
+        ringOps().drop(base, ring, group)
+      end
       window.park(k.timers, k.wake, reopen)
     end
-    return n, reopen or nil, left or (reopen and true) or false
+    return n, reopen or nil, left or (reopen and true) or false, work
   end
   -- NOTE: unreachable while the ring invariant holds (see claim); heal and rotate on.
-  rcall('RPOP', ring)
+  if ringPlain then rcall('RPOP', ring) else ringOps().drop(base, ring, group) end
   rcall('SREM', set, group)
   return 0, nil, true
 end
@@ -61,9 +67,9 @@ local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
   for _ = 0, 16 do
     local group, ring, set, tenant, t = ringNext(base, k.ring, k.ringset)
     if not group then return nil, reopenAt end
-    local n, at, gone = laneTurn(base, group, ring, set, tenant, t, cap, now, leaseUntil, out, k, rated, weighted)
+    local n, at, gone, work = laneTurn(base, group, ring, set, tenant, t, cap, now, leaseUntil, out, k, rated, weighted)
     if at and (reopenAt < 0 or at < reopenAt) then reopenAt = at end
-    if tenant then tenantOps().served(base, k.ring, k.ringset, ring, tenant, t, n, gone) end
+    if tenant then tenantOps().served(base, k.ring, k.ringset, ring, tenant, t, n, gone, work) end
     -- NOTE: a turn that found only lane entries without rows (see serveLane) rotates on.
     if n > 0 then
       local total = n
@@ -71,12 +77,12 @@ local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
       -- ring (it leaves with its last lane, or at its limit) and the cap has room.
       for _ = 2, (tenant and t.weight or 1) do
         if t.left or (cap > 0 and total >= cap) then break end
-        local next = rotateRing(ring)
+        local next = stepRing(base, ring)
         if not next then break end
         local m
-        m, at, gone = laneTurn(base, next, ring, set, tenant, t, cap > 0 and cap - total or 0, now, leaseUntil, out, k, rated, weighted)
+        m, at, gone, work = laneTurn(base, next, ring, set, tenant, t, cap > 0 and cap - total or 0, now, leaseUntil, out, k, rated, weighted)
         if at and (reopenAt < 0 or at < reopenAt) then reopenAt = at end
-        if tenant then tenantOps().served(base, k.ring, k.ringset, ring, tenant, t, m, gone) end
+        if tenant then tenantOps().served(base, k.ring, k.ringset, ring, tenant, t, m, gone, work) end
         total = total + m
       end
       return total, reopenAt

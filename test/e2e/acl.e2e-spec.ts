@@ -166,6 +166,15 @@ describe('ACL: least privilege', () => {
     expect(await call('drain', () => lanes.drain(q, { group: 'y' }))).toBe(2);
     await lanes.submit(q, 'y', 3);
     expect(await lanes.drain(q)).toBeGreaterThan(0);
+    // Fairness by work: the virtual-time ring (ZADD XX INCR, the vtags hash) and time's settling on ack.
+    await call('fairness', () => lanes.fairness(q, { by: 'cost' }));
+    await lanes.submitMany(q, [{ group: 'f', payload: 1, opts: { cost: 5 } }, { group: 'g', payload: 2 }, { group: 'f', payload: 3, opts: { cost: 5 } }]);
+    await lanes.fairness(q, { by: 'time' });
+    for (const job of (await lanes.claimMany(q, 2, { leaseMs: 10_000 })).jobs) expect(await lanes.complete(q, job.id, job.attempt)).toBe(true);
+    const fh = (await lanes.wclaim(q, { leaseMs: 10_000 }))[0];
+    expect(await lanes.release(q, fh.id, fh.attempt)).toBe(true);
+    await lanes.fairness(q, { by: 'jobs' });
+    expect((await lanes.stats(q)).fairness).toEqual({ by: 'jobs' });
     await call('obliterate', () => lanes.obliterate(q, { force: true }));
     expect(await admin.keys(`emq:{${q}}:*`)).toEqual([]);
 

@@ -191,6 +191,7 @@ describe('dashboard in a real browser (Chromium)', () => {
       { group: 'loner', payload: { n: 1 } },
     ]);
     await lanes.queueLimit('shop', 9);
+    await lanes.fairness('shop', { by: 'cost' });
     const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=shop`);
     try {
       // A tenant's row, then its lanes (indented), tenant by tenant; lanes of no tenant after them.
@@ -200,6 +201,7 @@ describe('dashboard in a real browser (Chromium)', () => {
       expect((await tenantRowOf(page, 'acme').locator('td').nth(1).innerText()).trim()).toBe('6');
       expect(await tenantRowOf(page, 'acme').locator('td.name').innerText()).toContain('2 lanes');
       expect(await page.locator('#states dd.ceiling').innerText()).toBe('9 active');
+      expect(await page.locator('#lane-counts dd.fairness').innerText()).toBe('cost');
       expect(await page.locator('#ring li.tenant').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('acme'), expect.stringContaining('globex')]));
 
       await tenantRowOf(page, 'acme').getByRole('button', { name: 'Steer' }).click();

@@ -180,12 +180,28 @@ describe('queue handles', () => {
     await c.quit();
   });
 
+  it('sets the queue\'s fairness at boot, before its consumers claim, and gives every job the handle submits its default cost', async () => {
+    const { app, lanes } = await boot([EchoMqModule.registerQueue({ name: 'orders', defaults: { cost: 40 }, fairness: { by: 'cost' } }, { name: 'mail' })], [Shop]);
+    expect((await lanes.stats('orders')).fairness).toEqual({ by: 'cost' });
+    expect((await lanes.stats('mail')).fairness).toEqual({ by: 'jobs' });
+    const { orders } = app.get(Shop);
+    for (let i = 0; i < 3; i++) await orders.submit('big', { sku: 'b', qty: i });
+    for (let i = 0; i < 120; i++) await orders.submit('small', { sku: 's', qty: i }, { cost: 1 });
+    // Cost 40 against cost 1: the big lane is served once per 40 units of the small lane's work.
+    const served = (await orders.claimMany(45)).jobs.map((j) => j.group);
+    expect(served.filter((g) => g === 'big')).toHaveLength(2);
+  });
+
   it('fails the boot on bad defaults, naming the option, and on one queue registered with two sets of defaults', async () => {
     const bad = boot([EchoMqModule.registerQueue({ name: 'orders', defaults: { maxAttempts: 0 } })]);
     await expect(bad).rejects.toThrow(EchoMqError);
     await expect(bad).rejects.toMatchObject({ argument: 'defaults.maxAttempts', queue: 'orders' });
-    await expect(boot([EchoMqModule.registerQueue({ name: 'orders', defaults: { cost: 3 } as never })]))
+    await expect(boot([EchoMqModule.registerQueue({ name: 'orders', defaults: { cost: 0 } })]))
       .rejects.toMatchObject({ argument: 'defaults.cost' });
+    await expect(boot([EchoMqModule.registerQueue({ name: 'orders', defaults: { priority: 3 } as never })]))
+      .rejects.toMatchObject({ argument: 'defaults.priority' });
+    await expect(boot([EchoMqModule.registerQueue({ name: 'orders', fairness: { by: 'fastest' } as never })]))
+      .rejects.toMatchObject({ argument: 'fairness.by', queue: 'orders' });
 
     @Module({ imports: [EchoMqModule.registerQueue({ name: 'orders', defaults: { leaseMs: 1_000 } })] })
     class A {}

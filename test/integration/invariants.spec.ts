@@ -418,7 +418,7 @@ describe('invariants under a seeded random run', () => {
 
   it.each(MODES)('8,000 random operations over 100 lanes from 4 clients keep every invariant, and lose nothing (%s)', async (mode) => {
     // NOTE: a failing plan shrinks (each try a run of its own), so the time limit leaves room for that.
-    await fc.assert(fc.asyncProperty(PLAN, (plan) => runPlan(plan, mode !== 'default')), { numRuns: RUNS, seed: SEED, endOnFailure: false });
+    await fc.assert(fc.asyncProperty(PLAN, (plan) => runPlan(plan, mode !== 'default')), { numRuns: RUNS, seed: SEED, endOnFailure: true });
   }, 60_000 * RUNS + 20 * 60_000);
 
   /** One plan from a fresh queue and ledger: every check after each round and each sequential step, then the drain. */

@@ -171,7 +171,8 @@ describe('position, scanLanes, topLanes and stats', () => {
     expect(s).toEqual({
       totals: { submitted: 31, completed, retried, dead: deadNow, reaped, cancelled: 0 },
       pending: pendingNow, scheduled: 1, active: 0, dead: await client.zcard(k.dead),
-      lanes: 3, ringLength: await client.llen(k.ring), pausedLanes: 1, paused: false, limit: null, completedPerSec: s.completedPerSec,
+      lanes: 3, ringLength: await client.llen(k.ring), pausedLanes: 1, paused: false, limit: null, fairness: { by: 'jobs' },
+      completedPerSec: s.completedPerSec,
     });
     expect(s.pending + s.scheduled + s.active + s.dead + s.totals.completed).toBe(31);
   });

@@ -1,7 +1,7 @@
 import * as fc from 'fast-check';
 import IORedis from 'ioredis';
 import { EchoMqError } from '../../lib/errors';
-import type { LaneJob } from '../../lib/interfaces';
+import type { FairnessBy, LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { tenantEntry } from '../../lib/redis/lane-keys';
 import { engineFixture, keysOf } from '../support/engine';
@@ -12,7 +12,7 @@ const GROUPS = Object.keys(TENANT_OF);
 const TENANTS = ['A', 'B'];
 
 type Op =
-  | { op: 'submit'; g: string; named: boolean; delayed: boolean }
+  | { op: 'submit'; g: string; named: boolean; delayed: boolean; cost?: number }
   | { op: 'submitMany'; gs: string[] }
   | { op: 'claim' } | { op: 'claimMany'; n: number } | { op: 'wclaim'; max?: number } | { op: 'wclaimMany'; turns: number }
   | { op: 'complete'; i: number } | { op: 'fail'; i: number } | { op: 'release'; i: number }
@@ -20,13 +20,15 @@ type Op =
   | { op: 'pauseTenant'; t: string; timed: boolean } | { op: 'resumeTenant'; t: string }
   | { op: 'tenantLimit'; t: string; n: number | null } | { op: 'tenantWeight'; t: string; w: number }
   | { op: 'queueLimit'; n: number | null } | { op: 'retryDead' }
-  | { op: 'cancel'; i: number } | { op: 'drain'; g?: string };
+  | { op: 'cancel'; i: number } | { op: 'drain'; g?: string }
+  | { op: 'fairness'; by: FairnessBy };
 
 const group = fc.constantFrom(...GROUPS);
 const tenant = fc.constantFrom(...TENANTS);
 const small = fc.integer({ min: 1, max: 4 });
 const OPS: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constant('submit' as const), g: group, named: fc.boolean(), delayed: fc.boolean() }) },
+  { weight: 6, arbitrary: fc.record({ op: fc.constant('submit' as const), g: group, named: fc.boolean(), delayed: fc.boolean(),
+    cost: fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('submitMany' as const), gs: fc.array(group, { minLength: 1, maxLength: 6 }) }) },
   { weight: 4, arbitrary: fc.constant({ op: 'claim' as const }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('claimMany' as const), n: small }) },
@@ -47,6 +49,7 @@ const OPS: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'retryDead' as const }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('cancel' as const), i: fc.nat(40) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('drain' as const), g: fc.option(group, { nil: undefined }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('fairness' as const), by: fc.constantFrom<FairnessBy>('jobs', 'cost', 'time') }) },
 );
 
 describe('two-level ring invariants over random plans (fast-check: a failure shrinks to its smallest plan)', () => {
@@ -72,10 +75,20 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
     return new Set(ids.flat());
   }
 
-  async function check(q: string, submitted: Set<string>, completed: Set<string>): Promise<void> {
+  /**
+   * A ring's entries, in the order its queue's fairness keeps (see lua/includes/ringStep.lua): the
+   * list in `jobs`, the virtual-time set in `cost` and `time`; the other one is empty once fairness() has returned.
+   */
+  async function ringOf(key: string, by: FairnessBy): Promise<string[]> {
+    const [list, byTime] = await Promise.all([client.lrange(key, 0, -1), client.zrange(key + ':vt', 0, -1)]);
+    expect({ key, by, other: by === 'jobs' ? byTime : list }).toEqual({ key, by, other: [] });
+    return by === 'jobs' ? list : byTime;
+  }
+
+  async function check(q: string, submitted: Set<string>, completed: Set<string>, by: FairnessBy): Promise<void> {
     const k = keysOf(q);
     const [ring, ringset, paused, glimit, gactive, active, schedule, dead] = await Promise.all([
-      client.lrange(k.ring, 0, -1), client.smembers(k.ringSet), client.smembers(k.paused), client.hgetall(k.limit),
+      ringOf(k.ring, by), client.smembers(k.ringSet), client.smembers(k.paused), client.hgetall(k.limit),
       client.hgetall(k.gactive), client.zrange(k.active, 0, -1), client.zrange(k.schedule, 0, -1), client.zrange(k.dead, 0, -1),
     ]);
     const tenantOf = new Map<string, string | null>();
@@ -93,7 +106,7 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
     for (const id of active) rows.set(id, await client.hgetall(k.job(id)));
     for (const t of TENANTS) {
       const [tring, tset, info] = await Promise.all([
-        client.lrange(k.tenantRing(t), 0, -1), client.smembers(k.tenantRingSet(t)), client.hgetall(k.tenantInfo(t))]);
+        ringOf(k.tenantRing(t), by), client.smembers(k.tenantRingSet(t)), client.hgetall(k.tenantInfo(t))]);
       expect({ t, dups: tring.length - new Set(tring).size }).toEqual({ t, dups: 0 });
       expect({ t, set: [...tset].sort() }).toEqual({ t, set: [...tring].sort() });
       const mine = GROUPS.filter((g) => tenantOf.get(g) === t && serviceable(g));
@@ -115,9 +128,12 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
     for (const id of submitted) expect({ id, places: places.get(id) ?? 0 }).toEqual({ id, places: completed.has(id) ? 0 : 1 });
   }
 
-  it('hold after every operation of every plan', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(OPS, { maxLength: 40 }), async (plan) => {
+  it('hold after every operation of every plan, in every fairness and across changes of it', async () => {
+    const modes = fc.constantFrom<FairnessBy>('jobs', 'cost', 'time');
+    await fc.assert(fc.asyncProperty(modes, fc.array(OPS, { maxLength: 40 }), async (first, plan) => {
       const q = queues.queue();
+      let by = first;
+      await lanes.fairness(q, { by });
       const submitted = new Set<string>();
       // NOTE: completed, and also cancelled or drained: in no place any more.
       const completed = new Set<string>();
@@ -130,7 +146,8 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
           try {
             switch (step.op) {
               case 'submit':
-                submitted.add(await lanes.submit(q, step.g, 1, { ...opts(step.g, step.named), ...(step.delayed ? { delayMs: 1 } : {}) }));
+                submitted.add(await lanes.submit(q, step.g, 1, { ...opts(step.g, step.named), ...(step.delayed ? { delayMs: 1 } : {}),
+                  ...(step.cost ? { cost: step.cost } : {}) }));
                 break;
               case 'submitMany':
                 (await lanes.submitMany(q, step.gs.map((g) => ({ group: g, payload: 1, opts: opts(g, true) })))).forEach((id) => submitted.add(id));
@@ -188,13 +205,17 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
                 gone.forEach((id) => completed.add(id));
                 break;
               }
+              case 'fairness':
+                by = step.by;
+                await lanes.fairness(q, { by });
+                break;
             }
           } catch (err) {
             // NOTE: naming a tenant for a lane that holds jobs under none (a submit that named none
             // made it) is refused by design; nothing else may throw.
             if (!(err instanceof EchoMqError && /opts\.tenant$/.test(err.argument ?? ''))) throw err;
           }
-          await check(q, submitted, completed);
+          await check(q, submitted, completed, by);
         }
       } finally {
         await queues.dropAll(client);

@@ -7,7 +7,7 @@ function dl(node, rows) {
   fill(node, ...rows.flatMap(([k, v, cls]) => [el('dt', { text: k }), el('dd', { text: v, className: cls })]));
 }
 
-/** The cards of one frame: totals, jobs by state (and the queue's ceiling), lane counts, the rate chart. */
+/** The cards of one frame: totals, jobs by state (and the queue's ceiling), lane counts (and the fairness), the rate chart. */
 export function renderCards(frame) {
   const s = frame.stats;
   const { latest, spanMs } = drawRates(byId('chart'), frame.history || []);
@@ -29,6 +29,8 @@ export function renderCards(frame) {
   ]);
   dl(byId('lane-counts'), [
     ['lanes', count(s.lanes)], ['in the ring', count(s.ringLength)], ['paused', count(s.pausedLanes)],
+    // NOTE: what a lane's share counts (LanesService.fairness): a turn, its declared cost, or its time.
+    ['fair by', s.fairness ? s.fairness.by : 'jobs', 'fairness'],
     ...(s.paused ? [['queue', 'paused', 'paused']] : []),
   ]);
   byId('chart-span').textContent = spanMs ? `last ${duration(spanMs)}` : '';

@@ -1,0 +1,124 @@
+--[[
+  Virtual time: how a ring is served in `cost` and `time` fairness (start-time fair queueing).
+  Each entry of a ring in virtual time (a lane, or a tenant's entry on the queue's ring) has a
+  virtual start, its score in <ring>:vt. A turn serves the entry with the smallest start and charges
+  it the work it was served ÷ its weight: in `cost` the jobs' declared costs; in `time` an estimate
+  at the claim (the lane's recent mean time, emq:{q}:vtime), corrected by the ack to the time the
+  server measured from claim to ack (settle). The ring's virtual time V is its smallest start.
+  An entry that joins starts at max(V, the start it left with): idling banks no credit (an idle lane
+  starts at V, never below it) and leaving clears no debt (a lane that left ahead of V, having been
+  served more, is put back there). Those starts, and each ring's V while the ring is empty, are
+  kept in the hash emq:{q}:vtags: field <entry> for what an entry left with (only while ahead of V),
+  '{v}' for the queue's ring, '{v}<T>' for tenant T's ring. No group name holds '{'.
+  Bound (the README's): the entry served always has the smallest start and its start then grows
+  by at most the largest work ÷ weight of one turn (c), so the starts on a ring never spread by more
+  than c; the work ÷ weight two entries are served while both stay on the ring then differs by at
+  most c from where they began (by at most 2c between any two moments of the stretch).
+  Cost: O(log n) in the ring's entries per turn (ZRANGE, ZADD XX INCR), and one HGET of the lane's
+  weight; a join or a leave reads the ring's smallest start and the vtags hash once.
+  fairOps() -> the table below, built on first use (see the closures NOTE in laneRing):
+    .join(base, ring, entry), .leave(base, ring, entry) -> 1 | 0,
+    .charge(base, ring, entry, amount): the entry's start grows by amount (which may be negative:
+      a correction); an entry off the ring carries it in vtags
+    .work(base, group, rows...) see serveLane; .settle(...) see below
+]]
+local fairFns
+local function fairOps()
+  if fairFns then return fairFns end
+  local F = {}
+  fairFns = F
+
+  local function num(x) return string.format('%.17g', x) end
+
+  local function floorField(base, ring)
+    if ring == base .. 'ring' then return '{v}' end
+    return '{v}' .. string.sub(ring, #base + 3, -6)
+  end
+
+  -- The ring's virtual time: its smallest start, or while it is empty the start its last entry left with.
+  function F.now(base, ring)
+    local first = rcall('ZRANGE', ring .. ':vt', 0, 0, 'WITHSCORES')
+    if first[2] then return tonumber(first[2]) end
+    return tonumber(rcall('HGET', base .. 'vtags', floorField(base, ring))) or 0
+  end
+
+  function F.join(base, ring, entry)
+    local v = F.now(base, ring)
+    local tags = base .. 'vtags'
+    local owed = tonumber(rcall('HGET', tags, entry))
+    if owed then
+      rcall('HDEL', tags, entry)
+      if owed > v then v = owed end
+    end
+    rcall('ZADD', ring .. ':vt', num(v), entry)
+  end
+
+  function F.leave(base, ring, entry)
+    local vt = ring .. ':vt'
+    local start = tonumber(rcall('ZSCORE', vt, entry))
+    if not start then return 0 end
+    rcall('ZREM', vt, entry)
+    local first = rcall('ZRANGE', vt, 0, 0, 'WITHSCORES')
+    if not first[2] then
+      rcall('HSET', base .. 'vtags', floorField(base, ring), num(start))
+    elseif start > tonumber(first[2]) then
+      rcall('HSET', base .. 'vtags', entry, num(start))
+    end
+    return 1
+  end
+
+  function F.charge(base, ring, entry, amount)
+    if amount == 0 then return end
+    if rcall('ZADD', ring .. ':vt', 'XX', 'INCR', num(amount), entry) then return end
+    -- NOTE: the entry has left the ring (an ack settling a claim of a lane that emptied meanwhile):
+    -- what it owes waits in vtags for its next join; a credit below V is no credit (see join).
+    local tags = base .. 'vtags'
+    local v = F.now(base, ring)
+    local owed = tonumber(rcall('HGET', tags, entry)) or v
+    if owed + amount > v then
+      rcall('HSET', tags, entry, num(owed + amount))
+    else
+      rcall('HDEL', tags, entry)
+    end
+  end
+
+  --[[
+    F.estimate(base, group) -> ms: what a `time` claim charges a job of the lane before its ack
+    says: the lane's recent mean (emq:{q}:vtime field <group>), else the queue's ('{q}'), else 1.
+  ]]
+  function F.estimate(base, group)
+    local r = rcall('HMGET', base .. 'vtime', group, '{q}')
+    return tonumber(r[1]) or tonumber(r[2]) or 1
+  end
+
+  --[[
+    F.settle(base, jobKey, group, tenant, mark, endedAt): a job claimed in `time` fairness stopped
+    being active (its ack, a hand-back, a reaped lease) at endedAt (server clock). `mark` is the row's
+    `vc`, '<claimedAt>:<charged>', deleted here (a later claim in another fairness must not find it);
+    the lane (and its tenant's entry) is charged the difference between the time it took and what
+    its claim charged, and the lane's and the queue's means move a quarter of the way to it.
+    Nothing more when the queue has left `time` fairness meanwhile.
+  ]]
+  function F.settle(base, jobKey, group, tenant, mark, endedAt)
+    rcall('HDEL', jobKey, 'vc')
+    if fairMode(base) ~= 'time' then return end
+    local at, charged = string.match(mark, '^(%d+):(.+)$')
+    at, charged = tonumber(at), tonumber(charged)
+    if not at or not charged then return end
+    local took = math.max(endedAt - at, 0)
+    local delta = took - charged
+    local ring = tenant and (base .. 't:' .. tenant .. ':ring') or (base .. 'ring')
+    local weight = tonumber(rcall('HGET', base .. 'gweight', group)) or 1
+    F.charge(base, ring, group, delta / weight)
+    if tenant then
+      local tenantWeight = tonumber(rcall('HGET', base .. 't:' .. tenant .. ':info', 'weight')) or 1
+      F.charge(base, base .. 'ring', '{t}' .. tenant, delta / tenantWeight)
+    end
+    local key = base .. 'vtime'
+    local r = rcall('HMGET', key, group, '{q}')
+    local lane, queue = tonumber(r[1]) or took, tonumber(r[2]) or took
+    rcall('HSET', key, group, num(lane + (took - lane) / 4), '{q}', num(queue + (took - queue) / 4))
+  end
+
+  return F
+end
