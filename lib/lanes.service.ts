@@ -305,6 +305,16 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     return this.fairness_.set(queue, opts);
   }
 
+  /**
+   * Makes a lane keep submit order (`on` true) or serve as a plain lane again (false): at most one
+   * of its jobs is active at a time, and a job that fails keeps the lane's head through its backoff
+   * (the lane is off the ring meanwhile), so jobs complete in submit order; a job that dies lets the
+   * next one go. The lane's own `limit` is kept and applies again once it is no longer ordered.
+   */
+  ordered(queue: string, group: string, on: boolean): Promise<void> {
+    return this.steering.ordered(queue, group, on);
+  }
+
   /** Sets a lane's concurrency ceiling (integer >= 1), or removes it with `null`. */
   limit(queue: string, group: string, limit: number | null): Promise<void> {
     return this.steering.limit(queue, group, limit);

@@ -33,12 +33,14 @@ local rcall = redis.call
 --- @include "laneDepth"
 --- @include "laneShrunk"
 --- @include "queueEvent"
+--- @include "orderedLane"
+--- @include "ringJoin"
 
 local base, id = ARGV[1], ARGV[2]
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[2] ~= base .. 'ring' then
   return redis.error_reply('ERR echomq: cancelJob arguments do not match its keys')
 end
-local row = rcall('HMGET', KEYS[1], 'state', 'group', 'held', 'attempts')
+local row = rcall('HMGET', KEYS[1], 'state', 'group', 'held', 'attempts', 'ohold')
 local state, group = row[1], row[2]
 -- NOTE: the row names its tenant (see laneRing) even where its lane has not taken it yet (a delayed job).
 local tenant = row[3] and #row[3] > 1 and string.sub(row[3], 2) or nil
@@ -48,6 +50,11 @@ if state == 'pending' then
 elseif state == 'scheduled' then
   if rcall('ZREM', KEYS[7], id) == 0 then return { 0 } end
   delayedOut(base, group, row[4])
+  -- NOTE: the retry an ordered lane was held for is gone, so the lane goes on to its next job.
+  if row[5] then
+    orderedLane().unhold(base, group, KEYS[1], KEYS[5])
+    ringJoin(base, group, KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[9])
+  end
 elseif state == 'dead' then
   if rcall('ZREM', KEYS[8], id) == 0 then return { 0 } end
 else

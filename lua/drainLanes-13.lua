@@ -46,6 +46,8 @@ local rcall = redis.call
 --- @include "dropJob"
 --- @include "laneDepth"
 --- @include "laneShrunk"
+--- @include "orderedLane"
+--- @include "ringJoin"
 
 local base, only, phase, offset, budget = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 if KEYS[1] ~= base .. 'ring' or not offset or offset < 0 or not budget or budget < 1 or budget > 1000
@@ -75,12 +77,16 @@ if phase == 's' then
     local ids = rcall('ZRANGE', KEYS[6], '0', string.format('%d', budget - 1))
     local delayed = rcall('EXISTS', base .. 'gdelayed') == 1
     for i = 1, #ids do
+      local jobKey = base .. 'job:' .. ids[i]
       rcall('ZREM', KEYS[6], ids[i])
-      if delayed then
-        local row = rcall('HMGET', base .. 'job:' .. ids[i], 'group', 'attempts')
-        delayedOut(base, row[1], row[2])
+      local row = rcall('HMGET', jobKey, 'group', 'attempts', 'ohold')
+      if delayed then delayedOut(base, row[1], row[2]) end
+      -- NOTE: a drained retry that held its ordered lane lets the lane go (see orderedLane).
+      if row[3] then
+        orderedLane().unhold(base, row[1], jobKey, KEYS[4])
+        ringJoin(base, row[1], KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
       end
-      dropJob(base .. 'job:' .. ids[i], ids[i], KEYS[8])
+      dropJob(jobKey, ids[i], KEYS[8])
     end
     removed = #ids
     if #ids < budget then return finish('r', 0) end
@@ -89,10 +95,14 @@ if phase == 's' then
   local ids = rcall('ZRANGE', KEYS[6], string.format('%d', -(offset + budget)), string.format('%d', -(offset + 1)))
   for i = 1, #ids do
     local jobKey = base .. 'job:' .. ids[i]
-    local row = rcall('HMGET', jobKey, 'group', 'attempts')
+    local row = rcall('HMGET', jobKey, 'group', 'attempts', 'ohold')
     if row[1] == only then
       rcall('ZREM', KEYS[6], ids[i])
       delayedOut(base, only, row[2])
+      if row[3] then
+        orderedLane().unhold(base, only, jobKey, KEYS[4])
+        ringJoin(base, only, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
+      end
       dropJob(jobKey, ids[i], KEYS[8])
       removed = removed + 1
     end

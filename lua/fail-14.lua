@@ -2,6 +2,8 @@
   fail: give a held job back. While attempts remain it is retried: after an exponential backoff
   through the schedule, or straight into its own lane at its mint position when the delay is 0.
   Once its attempts are spent it is dead-lettered with the error. A stale token changes nothing.
+  In an ordered lane the retry keeps the lane's head: the lane is held off the ring until it is due
+  (see includes/orderedLane).
 
   KEYS[1]  job       emq:{q}:job:<id>
   KEYS[2]  active    emq:{q}:active
@@ -44,6 +46,7 @@ local rcall = redis.call
 --- @include "buryJob"
 --- @include "markReady"
 --- @include "queueEvent"
+--- @include "orderedLane"
 
 local base, id, token, err = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local defaultMax, delay, factor, maxDelay = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -74,6 +77,10 @@ end
 local wait = delay * factor ^ (used - 1)
 if maxDelay > 0 and wait > maxDelay then wait = maxDelay end
 wait = math.floor(wait)
+-- NOTE: an ordered lane keeps its failed head: the lane waits out the backoff off the ring (see orderedLane).
+if wait > 0 and orderedLane().is(base, group) then
+  if compatMode() then wait = 0 else orderedLane().hold(group, KEYS[1], KEYS[4]) end
+end
 rcall('HINCRBY', KEYS[11], 'retried', 1)
 queueEvent(base, 'failed', id, group, 'attempt', attempts, 'error', string.sub(err, 1, 200), heldTenant)
 if wait > 0 then

@@ -16,7 +16,7 @@
   ARGV[2] group  lane name
 
   Reply: one lane row (see includes/laneRow): group, pending, active, weight, limit, paused, inRing,
-  rateMax, ratePerMs, pausedUntil, pauseReason, tenant, maxDepth.
+  rateMax, ratePerMs, pausedUntil, pauseReason, tenant, maxDepth, ordered.
   Clock: server TIME (whether a timed pause or a rate window is over).
   Derived keys: emq:{q}:gdepth (the lane's maxDepth, from ARGV[1]; KEYS[10] is the lane laneRow reads).
 ]]

@@ -20,7 +20,7 @@
   ARGV[3] limit  integer >= 1, or '' to remove the ceiling
 
   Reply: 1 when the lane joined the ring, -1 when it left, 0 otherwise.
-  Clock: none.  Derived keys: none (KEYS[7] is the lane ringSync reads).
+  Clock: none.  Derived keys: emq:{q}:gordered, from ARGV[1] (KEYS[7] is the lane ringSync reads).
 ]]
 local rcall = redis.call
 --- @include "ringSync"
@@ -32,6 +32,13 @@ local limit = tonumber(raw)
 if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending'
    or (raw ~= '' and (not limit or limit < 1 or limit % 1 ~= 0)) then
   return redis.error_reply('ERR echomq: limit must be an integer >= 1 or none')
+end
+-- NOTE: an ordered lane keeps its ceiling of 1 (see includes/orderedLane); its own ceiling waits in
+-- emq:{q}:gordered (derived from ARGV[1]) until the lane is no longer ordered.
+local ordered = base .. 'gordered'
+if rcall('HEXISTS', ordered, group) == 1 then
+  rcall('HSET', ordered, group, raw)
+  return 0
 end
 if raw == '' then
   rcall('HDEL', KEYS[1], group)

@@ -44,6 +44,8 @@ export interface LaneInfo {
   tenant: string | null;
   /** The most jobs the lane may hold pending or scheduled (`maxDepth`); null when none. */
   maxDepth: number | null;
+  /** Whether the lane keeps submit order (`ordered`): one job active at a time, a failed job keeps the head. */
+  ordered: boolean;
 }
 
 /** A lane's rate ceiling: at most `max` jobs claimed in any window of `perMs` ms. */

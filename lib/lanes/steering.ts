@@ -30,6 +30,15 @@ export class LaneSteering {
     await this.ctx.scripts.limit(k, g, limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue));
   }
 
+  async ordered(queue: string, group: unknown, on: unknown): Promise<void> {
+    const k = this.ctx.keysOf(queue);
+    const g = checkName('group', group, k.queue);
+    if (typeof on !== 'boolean') {
+      throw new EchoMqError(invalidArgument('on', 'must be true or false', on), { argument: 'on', queue: k.queue, group: g });
+    }
+    await this.ctx.scripts.ordered(k, g, on);
+  }
+
   async rate(queue: string, group: unknown, rate: unknown): Promise<void> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);

@@ -12,7 +12,7 @@ export const LANE_QUEUE_METHODS = [
   'claim', 'claimMany', 'wclaim', 'wclaimMany',
   'complete', 'completeMany', 'fail', 'release', 'extend', 'extendMany',
   'reap', 'promote', 'retryDead',
-  'weight', 'limit', 'maxDepth', 'rate', 'pause', 'resume', 'pauseQueue', 'resumeQueue',
+  'weight', 'limit', 'maxDepth', 'ordered', 'rate', 'pause', 'resume', 'pauseQueue', 'resumeQueue',
   'lane', 'lanes', 'ring', 'peek', 'scanLanes', 'topLanes', 'job', 'position', 'waitFor', 'dead', 'stats',
   'cancel', 'drain', 'clean', 'obliterate', 'progress',
   'tenantWeight', 'tenantLimit', 'pauseTenant', 'resumeTenant', 'tenant', 'topTenants', 'queueLimit',

@@ -41,6 +41,8 @@ export class LaneKeys {
   readonly depth: string;
   /** Delayed submits not yet due, per lane: group -> count (what a maxDepth counts besides the lane). */
   readonly delayed: string;
+  /** Ordered lanes: group -> the lane's own ceiling, '' for none (see lua/includes/orderedLane.lua). */
+  readonly ordered: string;
 
   constructor(readonly prefix: string, readonly queue: string) {
     this.base = `${prefix}:{${queue}}:`;
@@ -68,6 +70,7 @@ export class LaneKeys {
     this.tenants = this.base + 'tenants';
     this.depth = this.base + 'gdepth';
     this.delayed = this.base + 'gdelayed';
+    this.ordered = this.base + 'gordered';
   }
 
   /** The lane (pending set) of a group. */

@@ -3,9 +3,10 @@ import type { LaneKeys } from '../redis/lane-keys';
 
 /**
  * @internal The values one lane row takes in a script reply (see lua/includes/laneRow.lua): group,
- * pending, active, weight, limit, paused, inRing, rateMax, ratePerMs, pausedUntil, pauseReason, tenant, maxDepth.
+ * pending, active, weight, limit, paused, inRing, rateMax, ratePerMs, pausedUntil, pauseReason, tenant, maxDepth,
+ * ordered.
  */
-export const LANE_ROW_WIDTH = 13;
+export const LANE_ROW_WIDTH = 14;
 
 /**
  * @internal The keys laneRow reads, in the order every script that includes it declares them first:
@@ -34,6 +35,7 @@ export function toLaneInfo(r: unknown[], at = 0): LaneInfo {
     pauseReason: reason ? reason : null,
     tenant: r[at + 11] ? String(r[at + 11]) : null,
     maxDepth: maxDepth < 0 ? null : maxDepth,
+    ordered: Number(r[at + 13]) === 1,
   };
 }
 

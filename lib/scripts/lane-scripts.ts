@@ -113,6 +113,7 @@ export const SCRIPT_OF = {
   queueLimit: 'queueLimit',
   topTenants: 'topTenants',
   maxDepth: 'maxDepth',
+  ordered: 'ordered',
   fairness: 'fairness',
 } as const;
 
@@ -403,6 +404,13 @@ export class LaneScripts {
   async limit(k: LaneKeys, group: string, limit: number | null): Promise<void> {
     await this.run('limit', k.queue, 'limit',
       [k.limit, k.gactive, k.paused, k.ring, k.ringSet, k.wake, k.lane(group), k.timers, k.index, k.weight, k.rate], [k.base, group, limit ?? '']);
+  }
+
+  /** Makes a lane keep submit order, or a plain lane again (see lua/includes/orderedLane.lua). */
+  async ordered(k: LaneKeys, group: string, on: boolean): Promise<void> {
+    await this.run('ordered', k.queue, 'ordered',
+      [k.limit, k.gactive, k.paused, k.ring, k.ringSet, k.wake, k.lane(group), k.index, k.weight, k.rate, k.ordered],
+      [k.base, group, on ? '1' : '0']);
   }
 
   /** Sets (or with null clears) a lane's rate ceiling. */

@@ -5,7 +5,8 @@
   The one reader of a lane's state for people and tools (lane, lanes and the lane scans), so every
   read reports the same shape: group, pending, active, weight, limit (-1 none), paused (0/1),
   inRing (0/1), rateMax (-1 none), ratePerMs (-1 none), pausedUntil (-1 none), pauseReason ('' none),
-  tenant ('' none), maxDepth (-1 none; emq:{q}:gdepth, derived from base, see laneDepth). A lane under a tenant is inRing while it is on its tenant's ring and the
+  tenant ('' none), maxDepth (-1 none; emq:{q}:gdepth, derived from base, see laneDepth), ordered
+  (0/1; emq:{q}:gordered, derived from base, see orderedLane). A lane under a tenant is inRing while it is on its tenant's ring and the
   tenant's entry on the queue's (see laneRing).
   `keys` names the queue's hashes and sets: ringset, paused, glimit, gactive, gweight, grate, gpause,
   timers, ring (in compat mode inRing is read from the ring list, O(ring length)). The lane key
@@ -19,6 +20,9 @@ local function laneRow(base, group, now, keys, out)
   local pending = rcall('ZCARD', base .. 'g:' .. group .. ':pending')
   local active = tonumber(rcall('HGET', keys.gactive, group)) or 0
   local limit = tonumber(rcall('HGET', keys.glimit, group))
+  -- NOTE: an ordered lane's ceiling in glimit is the kind's own (1, or 0 while held: see
+  -- orderedLane); the lane's own ceiling, the one reported, waits in emq:{q}:gordered.
+  local own = rcall('HGET', base .. 'gordered', group)
   local paused = rcall('SISMEMBER', keys.paused, group) == 1
   local inRing
   local _, set, tenant = laneRing(base, group, keys.ring, keys.ringset)
@@ -63,7 +67,7 @@ local function laneRow(base, group, now, keys, out)
   out[#out + 1] = pending
   out[#out + 1] = active
   out[#out + 1] = tonumber(rcall('HGET', keys.gweight, group)) or 1
-  out[#out + 1] = limit or -1
+  if own then out[#out + 1] = tonumber(own) or -1 else out[#out + 1] = limit or -1 end
   out[#out + 1] = paused and 1 or 0
   out[#out + 1] = inRing and 1 or 0
   out[#out + 1] = rateMax
@@ -72,4 +76,5 @@ local function laneRow(base, group, now, keys, out)
   out[#out + 1] = reason
   out[#out + 1] = tenant or ''
   out[#out + 1] = tonumber(rcall('HGET', base .. 'gdepth', group)) or -1
+  out[#out + 1] = own and 1 or 0
 end

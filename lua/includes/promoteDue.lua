@@ -2,6 +2,7 @@
 --- @include "ringJoin"
 --- @include "strayJob"
 --- @include "markReady"
+--- @include "orderedLane"
 --[[
   promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey, strays)
   Moves at most `max` scheduled jobs whose due time has come into their own lanes, at their mint
@@ -11,7 +12,8 @@
   (indexKey) gains the moved jobs, once per lane. A job of a tenant puts its lane back under it
   (see laneRing). A due id without a row or a group goes where
   strayJob puts it (`strays` names its keys: dead, pending); it joins no lane, so not the index.
-  A delayed submit promoted leaves its lane's count of them (see laneDepth).
+  A delayed submit promoted leaves its lane's count of them (see laneDepth); the retry an ordered
+  lane was held for lets the lane go (see orderedLane).
 ]]
 local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey, strays)
   local head = rcall('ZRANGE', scheduleKey, '0', '0', 'WITHSCORES')
@@ -27,10 +29,11 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
     local id = due[i]
     local jobKey = base .. 'job:' .. id
     rcall('ZREM', scheduleKey, id)
-    local row = delayed and rcall('HMGET', jobKey, 'group', 'held', 'attempts') or rcall('HMGET', jobKey, 'group', 'held')
+    local row = delayed and rcall('HMGET', jobKey, 'group', 'held', 'ohold', 'attempts') or rcall('HMGET', jobKey, 'group', 'held', 'ohold')
     local group = row[1]
     if group then
-      if delayed then delayedOut(base, group, row[3]) end
+      if delayed then delayedOut(base, group, row[4]) end
+      if row[3] then orderedLane().unhold(base, group, jobKey, glimitKey) end
       if row[2] and #row[2] > 1 then tenantOps().giveBack(base, jobKey, group, string.sub(row[2], 2), gactiveKey, ringSetKey) end
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, tonumber(due[i + 1]))

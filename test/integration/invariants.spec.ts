@@ -458,7 +458,10 @@ describe('invariants under a seeded random run', () => {
     let ceilings = true;
     const withoutCeilings = async () => {
       ceilings = false;
-      for (const g of GROUPS) await services[0].limit(q, g, null);
+      for (const g of GROUPS) {
+        await services[0].ordered(q, g, false);
+        await services[0].limit(q, g, null);
+      }
       expect(await client.exists(keysOf(q).limit)).toBe(0);
     };
     /**
@@ -630,6 +633,11 @@ describe('invariants under a seeded random run', () => {
         const [g, max] = [group(rnd), rnd() < 0.4 ? null : int(rnd, 1, 4)];
         if (ceilings) await l.limit(q, g, max);
       }],
+      // NOTE: an ordered lane's ceiling is 1, or 0 while its failed head waits (see orderedLane).
+      [2, 'ordered', async (l, rnd) => {
+        const [g, on] = [group(rnd), rnd() < 0.5];
+        if (ceilings) await l.ordered(q, g, on);
+      }],
       [3, 'pause', async (l, rnd) => l.pause(q, group(rnd))],
       [3, 'timedPause', async (l, rnd) => l.pause(q, group(rnd), { forMs: int(rnd, 1, 40), reason: rnd() < 0.5 ? 'why' : undefined })],
       [3, 'rate', async (l, rnd) => l.rate(q, group(rnd), rnd() < 0.3 ? null : { max: int(rnd, 1, 5), perMs: int(rnd, 5, 60) })],
@@ -743,6 +751,7 @@ describe('invariants under a seeded random run', () => {
       await lanes.resumeQueue(q);
       for (const g of GROUPS) {
         await lanes.resume(q, g);
+        await lanes.ordered(q, g, false);
         await lanes.limit(q, g, null);
         await lanes.rate(q, g, null);
         await lanes.maxDepth(q, g, null);
@@ -750,6 +759,7 @@ describe('invariants under a seeded random run', () => {
       if (whole) {
         // Ceilings were set, and refused submits, as LANE_FULL writing nothing.
         expect(ledger.ops.maxDepth).toBeGreaterThan(20);
+        expect(ledger.ops.ordered).toBeGreaterThan(20);
         expect(ledger.ops.laneFull).toBeGreaterThan(20);
         expect(ledger.ops.rate).toBeGreaterThan(50);
         expect(ledger.ops.timedPause).toBeGreaterThan(50);

@@ -64,6 +64,8 @@ function laneState(lane) {
   if (lane.inRing) return { text: 'in ring', out: false };
   if (lane.paused) return { text: 'paused', out: true };
   if (lane.pending === 0) return { text: 'empty', out: false };
+  // An ordered lane serves one job at a time, and waits out its failed head's backoff off the ring.
+  if (lane.ordered) return { text: lane.active > 0 ? 'ordered: one at a time' : 'ordered: retry due', out: true };
   if (lane.limit !== null && lane.active >= lane.limit) return { text: 'at ceiling', out: true };
   if (lane.rate) return { text: 'at rate', out: true };
   return { text: 'out of ring', out: true };
@@ -93,7 +95,7 @@ function laneRow(lane, maxPending) {
     el('td', { className: 'n' }, el('span', { className: 'backlog' }, backlogBar(lane.pending, maxPending), el('span', { text: count(lane.pending) }))),
     el('td', { className: 'n', text: count(lane.active) }),
     el('td', { className: 'n', text: count(lane.weight) }),
-    el('td', { className: 'n', text: lane.limit === null ? '–' : count(lane.limit) }),
+    el('td', { className: 'n', text: (lane.limit === null ? '–' : count(lane.limit)) + (lane.ordered ? ' · ordered' : '') }),
     el('td', { text: lane.rate ? `${count(lane.rate.max)} / ${duration(lane.rate.perMs)}` : '–' }),
     el('td', { className: lane.paused ? 'paused' : '', text: pausedCell(lane) }),
     el('td', { text: headCell(lane) }),
@@ -216,7 +218,7 @@ function retry(d) {
 function describeLane(lane) {
   const s = laneState(lane);
   byId('panel-state').textContent = `${count(lane.pending)} pending, ${count(lane.active)} active, weight ${lane.weight}, `
-    + `ceiling ${lane.limit ?? 'none'}, ${lane.rate ? `rate ${lane.rate.max} per ${duration(lane.rate.perMs)}` : 'no rate'}; ${s.text}`
+    + `ceiling ${lane.limit ?? 'none'}${lane.ordered ? ', ordered' : ''}, ${lane.rate ? `rate ${lane.rate.max} per ${duration(lane.rate.perMs)}` : 'no rate'}; ${s.text}`
     + (lane.paused ? ` (${pausedCell(lane)})` : '');
 }
 

@@ -1,0 +1,39 @@
+--[[
+  orderedLane: the lane kind that keeps submit order (ordered(queue, group, true)). An ordered lane
+  is listed in emq:{q}:gordered (group -> the lane's own ceiling, '' for none) and its ceiling in
+  emq:{q}:glimit is held at 1, so the claim paths, which already honour ceilings, serve at most one
+  of its jobs at a time and need no read of their own. While its failed head waits out a backoff
+  the ceiling is 0, which keeps the lane off the ring, and the job's row carries `ohold`; whatever
+  takes that job out of the schedule (its promotion, a cancel, a drain) lets the lane go again.
+  In compat mode the reference's timers would promote a held job without letting the lane go, so
+  there a failed head is retried at once, at the head, with no backoff.
+]]
+
+local orderedFns
+
+-- The ordered lane's operations, made on first use: a script that never meets one makes none.
+local function orderedLane()
+  if orderedFns then return orderedFns end
+  local O = {}
+  orderedFns = O
+
+  -- Whether the lane is ordered (one HEXISTS; asked only when a job of the lane fails with a backoff).
+  function O.is(base, group)
+    return rcall('HEXISTS', base .. 'gordered', group) == 1
+  end
+
+  -- Holds an ordered lane for its failed head `jobKey` through the job's backoff.
+  function O.hold(group, jobKey, glimitKey)
+    rcall('HSET', glimitKey, group, 0)
+    rcall('HSET', jobKey, 'ohold', 1)
+  end
+
+  -- Lets a held lane go (its held job left the schedule): the ceiling is 1 again while the lane is
+  -- still ordered. The caller joins the lane to the ring when it is serviceable.
+  function O.unhold(base, group, jobKey, glimitKey)
+    rcall('HDEL', jobKey, 'ohold')
+    if rcall('HEXISTS', base .. 'gordered', group) == 1 then rcall('HSET', glimitKey, group, 1) end
+  end
+
+  return O
+end
