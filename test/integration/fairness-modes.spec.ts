@@ -352,3 +352,109 @@ describe('the bound of cost fairness over random plans (fast-check: a broken bou
       }), { numRuns: Number(process.env.ECHOMQ_PLANS ?? 30), seed: Number(process.env.ECHOMQ_SEED ?? 20261202), endOnFailure: false });
   }, 300_000);
 });
+
+describe('the bound of cost fairness with pauses, ceilings and tenants of many lanes (fast-check)', () => {
+  const engine = engineFixture();
+  const { queues } = engine;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ lanes } = engine);
+  });
+
+  /**
+   * An entry of the queue's ring: a lane of no tenant (its own weight), or a tenant of 1..3 lanes
+   * (the tenant's weight; its lanes weight 1). Some lanes have a ceiling of 1, which a held job fills.
+   */
+  const ENTRY = fc.record({
+    weight: fc.integer({ min: 1, max: 4 }),
+    lanes: fc.array(fc.record({ costs: fc.array(fc.integer({ min: 1, max: 20 }), { minLength: 1, maxLength: 3 }), ceiling: fc.boolean() }),
+      { minLength: 1, maxLength: 3 }),
+    tenant: fc.boolean(),
+  });
+  type Step = { op: 'claim' } | { op: 'hold' } | { op: 'release' } | { op: 'pause' | 'resume'; entry: number; lane: number };
+  const STEP: fc.Arbitrary<Step> = fc.oneof(
+    { weight: 6, arbitrary: fc.constant({ op: 'claim' as const }) },
+    { weight: 1, arbitrary: fc.constant({ op: 'hold' as const }) },
+    { weight: 1, arbitrary: fc.constant({ op: 'release' as const }) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constantFrom('pause' as const, 'resume' as const), entry: fc.nat(3), lane: fc.nat(2) }) },
+  );
+  const DEPTH = 120;
+
+  it('two entries (and two lanes of one tenant) that stayed serviceable differ in work ÷ weight by at most 2c over the stretch, c the largest of one turn', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(ENTRY, { minLength: 2, maxLength: 4 }), fc.array(STEP, { minLength: 1, maxLength: 60 }),
+      async (plan, steps) => {
+        const q = queues.queue();
+        await lanes.fairness(q, { by: 'cost' });
+        // The model: every lane's name, entry, ceiling, and what the test knows of its state.
+        type Lane = { name: string; entry: number; ceiling: boolean; paused: boolean; held: LaneJob[] };
+        const all: Lane[] = [];
+        const costOf = new Map<string, number>();
+        for (const [e, entry] of plan.entries()) {
+          const tenant = entry.tenant || entry.lanes.length > 1 ? `t${e}` : undefined;
+          for (const [i, lane] of entry.lanes.entries()) {
+            const name = `e${e}-l${i}`;
+            const items = [...Array(DEPTH).keys()].map((j) => ({ group: name, payload: j,
+              opts: { cost: lane.costs[j % lane.costs.length], ...(tenant ? { tenant } : {}) } }));
+            (await lanes.submitMany(q, items)).forEach((id, j) => costOf.set(id, items[j].opts.cost));
+            if (lane.ceiling) await lanes.limit(q, name, 1);
+            if (!tenant) await lanes.weight(q, name, entry.weight);
+            all.push({ name, entry: e, ceiling: lane.ceiling, paused: false, held: [] });
+          }
+          if (tenant) await lanes.tenantWeight(q, tenant, entry.weight);
+        }
+        const byName = new Map(all.map((l) => [l.name, l]));
+        const laneServiceable = (l: Lane) => !l.paused && !(l.ceiling && l.held.length > 0);
+        const entryServiceable = (e: number) => all.some((l) => l.entry === e && laneServiceable(l));
+        // One turn of an entry serves one head of one of its lanes: c is the largest cost ÷ the entry's weight.
+        const c = Math.max(...plan.map((entry) => Math.max(...entry.lanes.flatMap((l) => l.costs)) / entry.weight));
+        const laneC = Math.max(...plan.flatMap((entry) => entry.lanes.flatMap((l) => l.costs)));
+        const work = new Map(all.map((l) => [l.name, 0]));
+        const served = new Map(all.map((l) => [l.name, 0]));
+        const entryWork = (e: number) => all.filter((l) => l.entry === e).reduce((s, l) => s + work.get(l.name)!, 0) / plan[e].weight;
+        // The stretch: from the last step that changed what is serviceable, the entries and lanes
+        // serviceable at the end of every step since, and their work when it began.
+        let base = { entries: new Map<number, number>(), lanes: new Map<string, number>() };
+        const mark = () => {
+          base = {
+            entries: new Map(plan.flatMap((_, e) => (entryServiceable(e) ? [[e, entryWork(e)] as [number, number]] : []))),
+            lanes: new Map(all.filter(laneServiceable).map((l) => [l.name, work.get(l.name)!])),
+          };
+        };
+        mark();
+        for (const step of steps) {
+          if (step.op === 'claim' || step.op === 'hold') {
+            const job = await lanes.claim(q);
+            // Work-conserving: nothing served only when the model has no serviceable entry.
+            expect(job === null).toBe(!plan.some((_, e) => entryServiceable(e)));
+            if (!job) continue;
+            work.set(job.group, work.get(job.group)! + costOf.get(job.id)!);
+            served.set(job.group, served.get(job.group)! + 1);
+            if (step.op === 'hold') byName.get(job.group)!.held.push(job);
+            else expect(await lanes.complete(q, job.id, job.attempt)).toBe(true);
+            if (step.op === 'hold') mark();
+          } else if (step.op === 'release') {
+            for (const l of all) for (const j of l.held.splice(0)) expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
+            mark();
+          } else {
+            const lane = all.filter((l) => l.entry === step.entry % plan.length)[step.lane % plan[step.entry % plan.length].lanes.length];
+            if (step.op === 'pause') await lanes.pause(q, lane.name);
+            else await lanes.resume(q, lane.name);
+            lane.paused = step.op === 'pause';
+            mark();
+          }
+          // Every lane is still backlogged (DEPTH each; a plan serves far fewer).
+          expect(all.every((l) => served.get(l.name)! < DEPTH)).toBe(true);
+          for (const e of [...base.entries.keys()]) if (!entryServiceable(e)) base.entries.delete(e);
+          for (const n of [...base.lanes.keys()]) if (!laneServiceable(byName.get(n)!)) base.lanes.delete(n);
+          const grown = [...base.entries].map(([e, w0]) => entryWork(e) - w0);
+          if (grown.length > 1) expect(Math.max(...grown) - Math.min(...grown)).toBeLessThanOrEqual(2 * c + 1e-9);
+          // Inside a tenant its lanes (weight 1) share its turns by the same rule, one level down.
+          for (const e of plan.keys()) {
+            const inside = [...base.lanes].filter(([n]) => byName.get(n)!.entry === e).map(([n, w0]) => work.get(n)! - w0);
+            if (inside.length > 1) expect(Math.max(...inside) - Math.min(...inside)).toBeLessThanOrEqual(2 * laneC + 1e-9);
+          }
+        }
+        await queues.dropAll(engine.client);
+      }), { numRuns: Number(process.env.ECHOMQ_PLANS ?? 40), seed: Number(process.env.ECHOMQ_SEED ?? 20261206), endOnFailure: false });
+  }, 300_000);
+});
