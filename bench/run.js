@@ -2,7 +2,7 @@
 'use strict';
 // The EchoMQ benchmark, side by side with BullMQ on the same private redis-server in the same run.
 //
-//   npm run bench         build, then every scenario, 3 rounds each → bench/results/latest.{md,json}, skew.svg, tenants.svg, tenants-spread.svg
+//   npm run bench         build, then every scenario, 3 rounds each → bench/results/latest.{md,json}, skew.svg, tenants.svg, tenants-spread.svg, costly.svg
 //   npm run bench:smoke   build, then every scenario once at tiny sizes (seconds; CI) → bench/results/tmp/
 //
 // Options: --smoke, --rounds=N, --only=submit,e2e,…, --consumer=library|bench (the EchoMQ consumer:
@@ -20,7 +20,7 @@ const { echoConsumer, bullConsumer } = require('./lib/consumers');
 const { echoFill, bullFill } = require('./lib/fill');
 const { deferred } = require('./lib/measure');
 
-const SCENARIOS = ['submit', 'e2e', 'skew', 'tenants', 'tenants-spread', 'weights', 'weighted', 'scale', 'inspect', 'idle', 'memory', 'compat'];
+const SCENARIOS = ['submit', 'e2e', 'skew', 'tenants', 'tenants-spread', 'costly', 'weights', 'weighted', 'scale', 'inspect', 'idle', 'memory', 'compat'];
 
 const FULL = {
   rounds: 3,
@@ -33,6 +33,7 @@ const FULL = {
   skewHeavy: 10000,
   tenantSeconds: 15,
   tenantSpreadSeconds: 10,
+  costlySeconds: 10,
   weightTurns: 400,
   weightedJobs: 30000,
   weightedLanes: 1000,
@@ -67,6 +68,8 @@ const SMOKE = {
   tenantLoad: 0.2,
   tenantSpreadSeconds: 1,
   tenantSpreadLoad: 0.2,
+  costlySeconds: 1,
+  costlyLoad: 0.2,
   weightTurns: 20,
   weightedJobs: 1500,
   weightedLanes: 50,

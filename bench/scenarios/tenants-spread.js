@@ -16,6 +16,7 @@ const { echoLanes, bullQueue } = require('../lib/engines');
 const { echoConsumer, bullConsumer } = require('../lib/consumers');
 const { sleep } = require('../lib/measure');
 const { percentile } = require('../lib/stats');
+const { pacedOffer } = require('../lib/paced-offer');
 const { renderTenantsSpreadSvg } = require('../lib/tenants-spread-chart');
 
 const Q = 'tenants-spread';
@@ -39,42 +40,17 @@ function jobOf(i) {
 async function round({ rate, seconds }, send, startConsumer) {
   const count = Math.ceil(rate * seconds) + 1;
   const jobs = Array.from({ length: count }, (_, i) => jobOf(i));
-  const submitted = new Float64Array(count).fill(NaN);
   const started = new Float64Array(count).fill(NaN);
-  let tEnd = Infinity;
+  const window = { end: Infinity };
   const errors = [];
   const handler = async (n) => {
     const now = performance.now();
-    if (now <= tEnd) started[n] = now;
+    if (now <= window.end) started[n] = now;
     await sleep(HANDLER_MS);
   };
   const consumer = startConsumer(handler, (err) => errors.push(err));
-  let sent = 0;
-  const t0 = performance.now();
-  try {
-    for (;;) {
-      const now = performance.now();
-      const elapsed = (now - t0) / 1000;
-      if (elapsed >= seconds) break;
-      const due = Math.min(count, Math.floor(rate * elapsed));
-      if (due > sent) {
-        const batch = [];
-        for (let i = sent; i < due; i++) {
-          submitted[i] = now;
-          batch.push({ n: i, ...jobs[i] });
-        }
-        sent = due;
-        await send(batch);
-      }
-      if (errors.length) throw errors[0];
-      await sleep(TICK_MS);
-    }
-    tEnd = performance.now();
-  } finally {
-    if (tEnd === Infinity) tEnd = performance.now();
-    await consumer.stop();
-  }
-  if (errors.length) throw errors[0];
+  const { sent, submitted, t0, tEnd } = await pacedOffer({ rate, seconds, count, item: (i) => ({ n: i, ...jobs[i] }),
+    send, consumer, errors, window, tickMs: TICK_MS });
   const per = Object.fromEntries(TENANTS.map((t) => [t, { jobs: 0, handled: 0, waits: [] }]));
   let handled = 0;
   for (let i = 0; i < sent; i++) {

@@ -16,6 +16,7 @@ const { echoLanes, bullQueue } = require('../lib/engines');
 const { echoConsumer, bullConsumer } = require('../lib/consumers');
 const { sleep } = require('../lib/measure');
 const { percentile } = require('../lib/stats');
+const { pacedOffer } = require('../lib/paced-offer');
 const { renderTenantsSvg } = require('../lib/tenants-chart');
 
 const Q = 'tenants';
@@ -98,47 +99,21 @@ const tenantName = (rank) => `tenant-${String(rank).padStart(3, '0')}`;
  * consumer runs meanwhile. Returns every job's wait (ms; started or still waiting) by tenant rank.
  */
 async function round(ctx, { rate, seconds, jobs }, send, startConsumer) {
-  const submitted = new Float64Array(jobs.length).fill(NaN);
   const started = new Float64Array(jobs.length).fill(NaN);
-  let tEnd = Infinity;
+  const window = { end: Infinity };
   let handled = 0;
   const errors = [];
   const handler = async (n) => {
     const now = performance.now();
-    if (now <= tEnd) {
+    if (now <= window.end) {
       started[n] = now;
       handled += 1;
     }
     await sleep(jobs[n].ms);
   };
   const consumer = startConsumer(handler, (err) => errors.push(err));
-  let sent = 0;
-  const t0 = performance.now();
-  try {
-    // The producer: every tick, the jobs due by now (rate × elapsed) in one batch.
-    for (;;) {
-      const now = performance.now();
-      const elapsed = (now - t0) / 1000;
-      if (elapsed >= seconds) break;
-      const due = Math.min(jobs.length, Math.floor(rate * elapsed));
-      if (due > sent) {
-        const batch = [];
-        for (let i = sent; i < due; i++) {
-          submitted[i] = now;
-          batch.push({ n: i, tenant: tenantName(jobs[i].rank), ms: jobs[i].ms });
-        }
-        sent = due;
-        await send(batch);
-      }
-      if (errors.length) throw errors[0];
-      await sleep(TICK_MS);
-    }
-    tEnd = performance.now();
-  } finally {
-    if (tEnd === Infinity) tEnd = performance.now();
-    await consumer.stop();
-  }
-  if (errors.length) throw errors[0];
+  const item = (i) => ({ n: i, tenant: tenantName(jobs[i].rank), ms: jobs[i].ms });
+  const { sent, submitted, t0, tEnd } = await pacedOffer({ rate, seconds, count: jobs.length, item, send, consumer, errors, window, tickMs: TICK_MS });
   const waits = Array.from({ length: TENANTS }, () => []);
   let waiting = 0;
   for (let i = 0; i < sent; i++) {

@@ -8,6 +8,7 @@
 //   npm run build && node bench/tools/instructions.js [path/to/another/build]
 //   ECHOMQ_COMPAT=echomq node bench/tools/instructions.js   (the same with the module option compat: 'echomq')
 //   ECHOMQ_TENANTS=50 node bench/tools/instructions.js      (the 1,000 lanes spread over 50 tenants)
+//   ECHOMQ_FAIRNESS=cost node bench/tools/instructions.js   (the queue in cost fairness, costs 1..10; or time)
 //
 // The optional argument is another copy of the package (a folder with dist/ and lua/, e.g. a
 // checkout of an older commit, built) to compare with; by default the working tree's dist/.
@@ -71,24 +72,32 @@ async function main() {
     const lanes = new LanesService(client, resolveEchoMqOptions({ logger: quiet, ...compat }));
     const Q = 'ir';
     const tenants = Number(process.env.ECHOMQ_TENANTS || 0);
+    const by = process.env.ECHOMQ_FAIRNESS || 'jobs';
+    // The mode lives in the queue's meta hash, so it is set again after every FLUSHDB (outside the counts).
+    const fairness = async () => {
+      if (by !== 'jobs') await lanes.fairness(Q, { by });
+    };
     const fill = async (n, L) => {
       for (let i = 0; i < n; i += 1000) {
         const items = [];
         for (let j = i; j < Math.min(n, i + 1000); j++) {
           const item = { group: `lane-${j % L}`, payload: payload(j, `lane-${j % L}`) };
           if (tenants > 0) item.opts = { tenant: `tenant-${(j % L) % tenants}` };
+          if (by === 'cost') item.opts = { ...item.opts, cost: 1 + (j % 10) };
           items.push(item);
         }
         await lanes.submitMany(Q, items);
       }
     };
     // Load every script once, outside the counts.
+    await fairness();
     await fill(200, 100);
     await lanes.claimMany(Q, 10);
     const warm = await lanes.claim(Q);
     await lanes.complete(Q, warm.id, warm.attempt);
     await c.flushdb();
-    console.log(`EchoMQ (${root}), ${loadScripts(path.join(root, 'lua')).length} scripts; ${N} jobs per phase`);
+    await fairness();
+    console.log(`EchoMQ (${root}), ${loadScripts(path.join(root, 'lua')).length} scripts; ${N} jobs per phase; fairness by ${by}`);
 
     await phase('EchoMQ submitMany, 1,000 lanes', N, () => fill(N, 1000));
     await fill(N, 1000);
@@ -106,6 +115,7 @@ async function main() {
       for (let i = 0; i < 2000; i += 50) await Promise.all(Array.from({ length: 50 }, () => lanes.claim(Q)));
     });
     await c.flushdb();
+    await fairness();
     await fill(2 * N, 1000);
     const again = [];
     while (again.length < N) again.push(...(await lanes.claimMany(Q, 50)).jobs);
