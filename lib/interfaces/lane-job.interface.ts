@@ -46,6 +46,12 @@ export interface LaneInfo {
   maxDepth: number | null;
   /** Whether the lane keeps submit order (`ordered`): one job active at a time, a failed job keeps the head. */
   ordered: boolean;
+  /**
+   * How long (ms, server clock) the lane's head job has waited since it became ready (its submit, or
+   * the due time of a delay or a retry), whether or not the lane is on the ring: the starvation
+   * signal, a paused lane's head keeps ageing. Null when the lane holds no pending job.
+   */
+  headWaitMs: number | null;
 }
 
 /** A lane's rate ceiling: at most `max` jobs claimed in any window of `perMs` ms. */

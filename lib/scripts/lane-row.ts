@@ -4,9 +4,9 @@ import type { LaneKeys } from '../redis/lane-keys';
 /**
  * @internal The values one lane row takes in a script reply (see lua/includes/laneRow.lua): group,
  * pending, active, weight, limit, paused, inRing, rateMax, ratePerMs, pausedUntil, pauseReason, tenant, maxDepth,
- * ordered.
+ * ordered, headWaitMs.
  */
-export const LANE_ROW_WIDTH = 14;
+export const LANE_ROW_WIDTH = 15;
 
 /**
  * @internal The keys laneRow reads, in the order every script that includes it declares them first:
@@ -36,6 +36,7 @@ export function toLaneInfo(r: unknown[], at = 0): LaneInfo {
     tenant: r[at + 11] ? String(r[at + 11]) : null,
     maxDepth: maxDepth < 0 ? null : maxDepth,
     ordered: Number(r[at + 13]) === 1,
+    headWaitMs: Number(r[at + 14]) < 0 ? null : Number(r[at + 14]),
   };
 }
 

@@ -1,12 +1,13 @@
 --- @include "compatMode"
 --- @include "laneRing"
+--- @include "headWait"
 --[[
   laneRow(base, group, now, keys, out) -> appends one lane's LaneInfo row to `out`
   The one reader of a lane's state for people and tools (lane, lanes and the lane scans), so every
   read reports the same shape: group, pending, active, weight, limit (-1 none), paused (0/1),
   inRing (0/1), rateMax (-1 none), ratePerMs (-1 none), pausedUntil (-1 none), pauseReason ('' none),
   tenant ('' none), maxDepth (-1 none; emq:{q}:gdepth, derived from base, see laneDepth), ordered
-  (0/1; emq:{q}:gordered, derived from base, see orderedLane). A lane under a tenant is inRing while it is on its tenant's ring and the
+  (0/1; emq:{q}:gordered, derived from base, see orderedLane), headWaitMs (-1 none; see headWait). A lane under a tenant is inRing while it is on its tenant's ring and the
   tenant's entry on the queue's (see laneRing).
   `keys` names the queue's hashes and sets: ringset, paused, glimit, gactive, gweight, grate, gpause,
   timers, ring (in compat mode inRing is read from the ring list, O(ring length)). The lane key
@@ -77,4 +78,5 @@ local function laneRow(base, group, now, keys, out)
   out[#out + 1] = tenant or ''
   out[#out + 1] = tonumber(rcall('HGET', base .. 'gdepth', group)) or -1
   out[#out + 1] = own and 1 or 0
+  out[#out + 1] = headWait(base, group, now)
 end

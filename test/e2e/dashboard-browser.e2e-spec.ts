@@ -149,6 +149,16 @@ describe('dashboard in a real browser (Chromium)', () => {
       await page.waitForFunction(() => document.querySelector('#lanes tbody td.paused')?.textContent?.endsWith('noisy tenant'), undefined, { timeout: 3_000 });
       expect((await lanes.lane('shop', 'globex')).inRing).toBe(true);
       await page.waitForFunction(() => document.querySelector('#ring')?.textContent?.includes('acme') === false, undefined, { timeout: 3_000 });
+      // Its head keeps ageing on the page while it is paused: the starvation signal, in the head cell.
+      const ageMs = async () => {
+        const m = /^waited ([\d.]+) (ms|s|min)/.exec(await rowOf(page, 'acme').locator('td').nth(7).innerText());
+        return m ? Number(m[1]) * ({ ms: 1, s: 1_000, min: 60_000 } as Record<string, number>)[m[2]] : NaN;
+      };
+      const firstAge = await ageMs();
+      expect(firstAge).toBeGreaterThanOrEqual(0);
+      const deadline = Date.now() + 6_000;
+      while ((await ageMs()) < firstAge + 1_000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(await ageMs()).toBeGreaterThanOrEqual(firstAge + 1_000);
 
       expect(trouble).toEqual({ errors: [], dialogs: [] });
 

@@ -142,7 +142,7 @@ describe('sample app (codemojex)', () => {
 
     const lanes = (await http().get('/lanes').expect(200)).body;
     expect(lanes).toEqual([{
-      group: 'zoe', pending: 1, active: 0, weight: 1, limit: null, paused: true, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false,
+      group: 'zoe', pending: 1, active: 0, weight: 1, limit: null, paused: true, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: expect.any(Number),
     }]);
 
     const resumed = await http().post('/players/zoe/resume').expect(200);

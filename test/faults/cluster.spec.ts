@@ -88,7 +88,7 @@ describe('faults: Redis Cluster (3 masters)', () => {
       const { turns } = await lanes.wclaimMany(q, 10);
       expect(turns.map((t) => t.map((j) => (j.payload as { i: number }).i))).toEqual([[3, 4, 5], [6]]);
       for (const j of turns.flat()) expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
-      expect(await lanes.lanes(q)).toEqual([{ group: 'w', pending: 0, active: 0, weight: 3, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false }]);
+      expect(await lanes.lanes(q)).toEqual([{ group: 'w', pending: 0, active: 0, weight: 3, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: null }]);
       expect(await lanes.stats(q)).toMatchObject({ totals: { submitted: 13, completed: 13, retried: 0, dead: 0 }, pending: 0, lanes: 1, paused: false });
     }
   });

@@ -1,5 +1,5 @@
 import IORedis from 'ioredis';
-import { lanesOn, snapshot } from '../support/lanes';
+import { lanesOn, sameLane, snapshot } from '../support/lanes';
 import { engineFixture, keysOf, serverTimeMs, tag, waitPastServerTime } from '../support/engine';
 import { EchoMqError } from '../../lib/errors';
 import * as jobIds from '../../lib/ids/job-id';
@@ -56,7 +56,7 @@ describe('submit, submitMany, complete and the lane listing', () => {
     const due = Number(await client.zscore(keysOf(q).schedule, id));
     expect(due).toBeGreaterThanOrEqual(before + 300);
     expect(await client.hget(keysOf(q).job(id), 'state')).toBe('scheduled');
-    expect(await lanes.lane(q, 'a')).toMatchObject({ pending: 0, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false });
+    expect(await lanes.lane(q, 'a')).toMatchObject({ pending: 0, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: null });
     expect(await lanes.claim(q)).toBeNull();
     const { jobs, dueInMs } = await lanes.claimMany(q, 1);
     expect(jobs).toEqual([]);
@@ -229,12 +229,13 @@ describe('submit, submitMany, complete and the lane listing', () => {
     const all = await lanes.lanes(q);
     expect(all.map((l) => l.group)).toEqual(['active', 'limited', 'paused', 'pending', 'weighted']);
     const byName = Object.fromEntries(all.map((l) => [l.group, l]));
-    expect(byName.active).toEqual({ group: 'active', pending: 0, active: 2, weight: 1, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false });
-    expect(byName.limited).toEqual({ group: 'limited', pending: 0, active: 0, weight: 1, limit: 2, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false });
-    expect(byName.paused).toEqual({ group: 'paused', pending: 0, active: 0, weight: 1, limit: null, paused: true, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false });
-    expect(byName.weighted).toEqual({ group: 'weighted', pending: 0, active: 0, weight: 4, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false });
-    expect(byName.pending).toEqual({ group: 'pending', pending: 1, active: 0, weight: 1, limit: null, paused: false, inRing: true, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false });
-    for (const l of all) expect(await lanes.lane(q, l.group)).toEqual(l);
-    expect(await lanes.lane(q, 'nobody')).toEqual({ group: 'nobody', pending: 0, active: 0, weight: 1, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false });
+    expect(byName.active).toEqual({ group: 'active', pending: 0, active: 2, weight: 1, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: null });
+    expect(byName.limited).toEqual({ group: 'limited', pending: 0, active: 0, weight: 1, limit: 2, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: null });
+    expect(byName.paused).toEqual({ group: 'paused', pending: 0, active: 0, weight: 1, limit: null, paused: true, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: null });
+    expect(byName.weighted).toEqual({ group: 'weighted', pending: 0, active: 0, weight: 4, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: null });
+    expect(byName.pending).toEqual({ group: 'pending', pending: 1, active: 0, weight: 1, limit: null, paused: false, inRing: true, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: expect.any(Number) });
+    // NOTE: a pending head ages between the two reads.
+    for (const l of all) expect(await lanes.lane(q, l.group)).toEqual(sameLane(l));
+    expect(await lanes.lane(q, 'nobody')).toEqual({ group: 'nobody', pending: 0, active: 0, weight: 1, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: null });
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import type IORedis from 'ioredis';
 import { resolveEchoMqOptions } from '../../lib/echomq.options';
-import type { EchoMqModuleOptions } from '../../lib/interfaces';
+import type { EchoMqModuleOptions, LaneInfo } from '../../lib/interfaces';
 import { LanesService } from '../../lib/lanes.service';
 import { LaneKeys } from '../../lib/redis/lane-keys';
 
@@ -35,3 +35,7 @@ export async function dropQueue(client: IORedis, queue: string, prefix = 'emq'):
   // NOTE: in chunks, a queue of 100,000 lanes has more keys than one call's arguments may spread.
   for (let i = 0; i < keys.length; i += 10_000) await client.del(...keys.slice(i, i + 10_000));
 }
+
+/** A lane row as a later read of the same lane gives it: its pending head (headWaitMs) has aged meanwhile. */
+export const sameLane = (l: LaneInfo): LaneInfo =>
+  ({ ...l, headWaitMs: l.headWaitMs === null ? null : expect.any(Number) }) as LaneInfo;

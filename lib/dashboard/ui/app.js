@@ -88,6 +88,24 @@ function headCell(lane) {
   return `${p.exact ? '' : '≤ '}${count(p.ahead)} ahead · ${wait}`;
 }
 
+/**
+ * How long the lane's head has been ready (the starvation signal), first in the head cell. A quiet
+ * queue sends no new frames, so the page ages it itself between them (see tickHeadAges).
+ */
+function headAge(lane) {
+  if (lane.headWaitMs === null || lane.headWaitMs === undefined) return '';
+  return el('span', { className: 'age', 'data-age': String(lane.headWaitMs), 'data-seen': String(performance.now()), text: headAgeText(lane.headWaitMs) });
+}
+
+const headAgeText = (ms) => `waited ${duration(ms)} · `;
+
+function tickHeadAges() {
+  const now = performance.now();
+  for (const node of document.querySelectorAll('#lanes span.age[data-age]')) {
+    node.textContent = headAgeText(Number(node.dataset.age) + now - Number(node.dataset.seen));
+  }
+}
+
 function laneRow(lane, maxPending) {
   const s = laneState(lane);
   const cells = [
@@ -98,7 +116,7 @@ function laneRow(lane, maxPending) {
     el('td', { className: 'n', text: (lane.limit === null ? '–' : count(lane.limit)) + (lane.ordered ? ' · ordered' : '') }),
     el('td', { text: lane.rate ? `${count(lane.rate.max)} / ${duration(lane.rate.perMs)}` : '–' }),
     el('td', { className: lane.paused ? 'paused' : '', text: pausedCell(lane) }),
-    el('td', { text: headCell(lane) }),
+    el('td', {}, headAge(lane), el('span', { text: headCell(lane) })),
   ];
   if (!state.config.readOnly) {
     cells.push(el('td', { className: 'act' }, el('button', { type: 'button', text: 'Steer', 'data-lane': lane.group, onclick: () => openPanel(lane) })));
@@ -368,6 +386,7 @@ async function main() {
   byId('lanes-more').addEventListener('click', () => (state.view === 'search' ? runSearch(state.search.text, state.search.cursor) : showMore()));
   byId('search-text').disabled = false;
   byId('search-go').disabled = false;
+  setInterval(tickHeadAges, 1_000);
   if (queues.length === 0) {
     setLive('closed');
     toast('No queue to show: pass queues to EchoMqDashboardModule.forRoot, or add a @LaneConsumer.', true);
