@@ -78,7 +78,7 @@ end
 if steps > 1 then learnSettings(pausedKey, glimitKey) end
 local leaseUntil = now + leaseMs
 local laneKeys = { lanes = KEYS[15], dead = KEYS[13], stats = KEYS[17], paused = pausedKey, glimit = glimitKey,
-  gweight = KEYS[16], grate = grateKey, queueLimited = queueLimit ~= nil }
+  gweight = KEYS[16], grate = grateKey, queueLimited = queueLimit ~= nil, now = now }
 local out = { leaseUntil, -1 }
 if halted then return out end
 -- NOTE: the queue's ceiling (queueLimit) counts its leases, served ones included.

@@ -56,6 +56,7 @@ end
 
 local now = nowMs()
 local nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, k)
+k.now = now
 local leaseUntil = now + leaseMs
 local out = { leaseUntil, -1 }
 if halted then return out end

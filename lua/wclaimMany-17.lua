@@ -68,6 +68,7 @@ if untilJobs == 0 then untilJobs = MAX_JOBS end
 
 local now = nowMs()
 local nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, k)
+k.now = now
 -- NOTE: weight 1 is stored as no field, so a queue where no lane has a weight has no gweight hash:
 -- one read here saves one per turn.
 local weighted = rcall('EXISTS', k.gweight) == 1

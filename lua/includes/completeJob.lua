@@ -21,6 +21,7 @@
 local WAITED_KEEP_MS = 10000
 -- A batch (completeMany) collects the leases to drop and the rows to delete, and writes them in one
 -- ZREM and one DEL when it ends (flushCompleted); nil when each completion writes its own.
+--- @per-call completeBatch: a call that failed midway leaves its batch
 local completeBatch
 
 local function beginCompleteBatch()
@@ -61,7 +62,8 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   local heldTenant = held and #held > 1 and string.sub(held, 2) or false
   if heldTenant then tenantOps().release(base, heldTenant, 1, ringKey, ringSetKey, wakeKey) end
   -- NOTE: a job claimed in `time` fairness (row field vc) is charged the time it took (see fairOps).
-  if row[7] then fairOps().settle(base, jobKey, group, heldTenant, row[7], now) end
+  -- A row that goes now keeps its `vc`: no HDEL for a key about to be deleted.
+  if row[7] then fairOps().settle(base, jobKey, group, heldTenant, row[7], now, keepMs <= 0) end
   local nowText
   if keepMs > 0 or row[5] then nowText = string.format('%d', now) end
   local full

@@ -17,11 +17,13 @@
   Cost: O(log n) in the ring's entries per turn (ZRANGE, ZADD XX INCR), and one HGET of the lane's
   weight; a join or a leave reads the ring's smallest start and the vtags hash once.
   fairOps() -> the table below, built on first use (see the closures NOTE in laneRing):
-    .join(base, ring, entry), .leave(base, ring, entry) -> 1 | 0,
-    .charge(base, ring, entry, amount): the entry's start grows by amount (which may be negative:
-      a correction); an entry off the ring carries it in vtags
+    .join(base, ring, entry), .leave(base, ring, entry, start?) -> 1 | 0,
+    .charge(base, ring, entry, amount) -> its new start (nil when off the ring or amount 0): the
+      entry's start grows by amount (which may be negative: a correction); an entry off the ring
+      carries it in vtags. .leave takes that start, when known, instead of reading it again
     .work(base, group, rows...) see serveLane; .settle(...) see below
 ]]
+--- @shared fairFns: its functions take what a call read as arguments or per-call upvalues
 local fairFns
 local function fairOps()
   if fairFns then return fairFns end
@@ -53,9 +55,10 @@ local function fairOps()
     rcall('ZADD', ring .. ':vt', num(v), entry)
   end
 
-  function F.leave(base, ring, entry)
+  function F.leave(base, ring, entry, start)
     local vt = ring .. ':vt'
-    local start = tonumber(rcall('ZSCORE', vt, entry))
+    -- NOTE: a caller that has just charged the entry knows its start (charge's reply): no ZSCORE.
+    start = start or tonumber(rcall('ZSCORE', vt, entry))
     if not start then return 0 end
     rcall('ZREM', vt, entry)
     local first = rcall('ZRANGE', vt, 0, 0, 'WITHSCORES')
@@ -68,8 +71,9 @@ local function fairOps()
   end
 
   function F.charge(base, ring, entry, amount)
-    if amount == 0 then return end
-    if rcall('ZADD', ring .. ':vt', 'XX', 'INCR', num(amount), entry) then return end
+    if amount == 0 then return nil end
+    local start = rcall('ZADD', ring .. ':vt', 'XX', 'INCR', num(amount), entry)
+    if start then return tonumber(start) end
     -- NOTE: the entry has left the ring (an ack settling a claim of a lane that emptied meanwhile):
     -- what it owes waits in vtags for its next join; a credit below V is no credit (see join).
     local tags = base .. 'vtags'
@@ -92,15 +96,16 @@ local function fairOps()
   end
 
   --[[
-    F.settle(base, jobKey, group, tenant, mark, endedAt): a job claimed in `time` fairness stopped
-    being active (its ack, a hand-back, a reaped lease) at endedAt (server clock). `mark` is the row's
-    `vc`, '<claimedAt>:<charged>', deleted here (a later claim in another fairness must not find it);
+    F.settle(base, jobKey, group, tenant, mark, endedAt, rowGoes): a job claimed in `time` fairness
+    stopped being active (its ack, a hand-back, a reaped lease) at endedAt (server clock). `mark` is the
+    row's `vc`, '<claimedAt>:<charged>', deleted here (a later claim in another fairness must not find
+    it) unless the caller deletes the row itself (`rowGoes`);
     the lane (and its tenant's entry) is charged the difference between the time it took and what
     its claim charged, and the lane's and the queue's means move a quarter of the way to it.
     Nothing more when the queue has left `time` fairness meanwhile.
   ]]
-  function F.settle(base, jobKey, group, tenant, mark, endedAt)
-    rcall('HDEL', jobKey, 'vc')
+  function F.settle(base, jobKey, group, tenant, mark, endedAt, rowGoes)
+    if not rowGoes then rcall('HDEL', jobKey, 'vc') end
     if fairMode(base) ~= 'time' then return end
     local at, charged = string.match(mark, '^(%d+):(.+)$')
     at, charged = tonumber(at), tonumber(charged)

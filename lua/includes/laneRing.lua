@@ -59,6 +59,7 @@
 ]]
 local TENANT_MARK = '{t}'
 -- nil: not read yet in this script; false: no tenant of the queue has ever had a setting.
+--- @per-call tenantSettings
 local tenantSettings
 
 local function laneRing(base, group, ringKey, ringSetKey)
@@ -71,6 +72,7 @@ local function laneRing(base, group, ringKey, ringSetKey)
   return t .. ':ring', t .. ':ringset', tenant
 end
 
+--- @shared tenantFns: its functions take what a call read as arguments or per-call upvalues
 local tenantFns
 local function tenantOps()
   if tenantFns then return tenantFns end
@@ -120,10 +122,11 @@ local function tenantOps()
   function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft, work)
     if n > 0 and t.limit then t.active = rcall('HINCRBY', base .. 't:' .. tenant .. ':info', 'active', string.format('%d', n)) end
     -- NOTE: in virtual time the tenant's entry is charged at its own level (see fairOps).
-    if work and work > 0 then fairOps().charge(base, ringKey, TENANT_MARK .. tenant, work / t.weight) end
+    local start
+    if work and work > 0 then start = fairOps().charge(base, ringKey, TENANT_MARK .. tenant, work / t.weight) end
     if (laneLeft and (ringPlain and rcall('LLEN', ring) or ringOps().len(base, ring)) == 0) or (t.limit and t.active >= t.limit) then
       if rcall('SREM', ringSetKey, TENANT_MARK .. tenant) == 1 then
-        if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, TENANT_MARK .. tenant) end
+        if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, TENANT_MARK .. tenant, start) end
       end
       t.left = true
     end

@@ -48,6 +48,9 @@ local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
   if placed == 'on' then return 0 end
   local ring, set, tenant = laneRing(base, group, ringKey, ringSetKey)
   if rcall('SADD', set, group) == 1 then
+    -- NOTE: an ack learns the queue's fairness here, not before (one HMGET), and in `jobs` pushes
+    -- itself, so it builds no ring operations.
+    if ringPlain == nil then fairMode(base) end
     if ringPlain then rcall('RPUSH', ring, group) else ringOps().push(base, ring, group) end
     if tenant then tenantOps().join(base, ringKey, ringSetKey, tenant, nil, true) end
     return 1

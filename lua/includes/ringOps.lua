@@ -16,7 +16,8 @@
   ringOps() -> the table of ring operations, built on first use (see the closures NOTE in laneRing):
     .step(base, ring) -> entry: the next entry to serve, nil when none; in a list it is rotated to
       the tail (rotateRing), in virtual time it stays where it is (.drop takes it off either way)
-    .drop(base, ring, entry): the entry .step just gave leaves the ring (RPOP of the tail, or ZREM)
+    .drop(base, ring, entry, start?): the entry .step just gave leaves the ring (RPOP of the tail, or
+      ZREM; `start`, its virtual start when the caller knows it, see fairOps .leave)
     .push(base, ring, entry): an entry joins (RPUSH, or at its virtual start: fairOps .join)
     .remove(base, ring, entry) -> 1 | 0: an entry leaves from anywhere (LREM scans the list:
       operator paths only; ZREM in virtual time)
@@ -28,6 +29,7 @@
   fairness builds none of this: `if ringPlain then rcall('RPOP', ring) else ringOps().drop(...) end`.
 ]]
 local MOVE_STEP = 32
+--- @shared ringFns: its functions take what a call read as arguments or per-call upvalues
 local ringFns
 
 local function ringOps()
@@ -56,8 +58,8 @@ local function ringOps()
     return rcall('ZRANGE', ring .. ':vt', 0, 0)[1]
   end
 
-  function R.drop(base, ring, entry)
-    if fairMode(base) then fairOps().leave(base, ring, entry) else rcall('RPOP', ring) end
+  function R.drop(base, ring, entry, start)
+    if fairMode(base) then fairOps().leave(base, ring, entry, start) else rcall('RPOP', ring) end
   end
 
   function R.push(base, ring, entry)

@@ -1,4 +1,3 @@
---- @include "nowMs"
 --- @include "laneRing"
 --- @include "indexForget"
 --- @include "numText"
@@ -22,11 +21,14 @@
   into each row served (field `held`, see laneRing), so the ack that ends the job knows whose active count drops;
   a row never names a tenant its lane does not have (see laneRing's giveBack). `x.queueLimited`:
   the queue has a ceiling (queueLimit), so each row served is marked (`held` opens with '1'), and the release that
-  ends the job asks whether it made room (see queueRoom); a queue without one reads nothing then.
+  ends the job asks whether it made room (see queueRoom); a queue without one reads nothing then. `x.now`: the
+  call's server time (a `time` claim's mark, a rowless entry's death), so no turn asks TIME again.
   Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
   %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
+--- @per-call serveLeaseAt, serveLeaseText
 local serveLeaseAt, serveLeaseText
+--- @per-call serveLeases: a call that failed midway leaves leases in it
 local serveLeases = {}
 
 --[[
@@ -53,7 +55,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   local work, mark, perJob = 0, nil, nil
   if fairBy == 'time' then
     perJob = fairOps().estimate(base, group)
-    mark = string.format('%d:%.17g', nowMs(), perJob)
+    mark = string.format('%d:%.17g', x.now, perJob)
   end
   for i = 1, #popped, 2 do
     local id = popped[i]
@@ -92,7 +94,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       served = served + 1
       if fairBy then work = work + (perJob or tonumber(row[6]) or 1) end
     else
-      local deadAt = string.format('%d', nowMs())
+      local deadAt = string.format('%d', x.now)
       if rcall('EXISTS', jobKey) == 1 then rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'job has no payload', 'done', deadAt) end
       rcall('ZADD', x.dead, deadAt, id)
       rcall('HINCRBY', x.stats, 'dead', '1')
@@ -113,9 +115,10 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     local activeNow = limit and active or tonumber(rcall('HGET', gactiveKey, group)) or 0
     if activeNow == 0 then indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate, tenant or false) end
   end
-  if work > 0 then fairOps().charge(base, ringKey, group, work / (tonumber(rcall('HGET', x.gweight, group)) or 1)) end
+  local start
+  if work > 0 then start = fairOps().charge(base, ringKey, group, work / (tonumber(rcall('HGET', x.gweight, group)) or 1)) end
   if left == 0 or (limit and active + served >= limit) then
-    if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, group) end
+    if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, group, start) end
     rcall('SREM', ringSetKey, group)
     return served, true, work
   end
