@@ -72,6 +72,7 @@ k.now = now
 -- NOTE: weight 1 is stored as no field, so a queue where no lane has a weight has no gweight hash:
 -- one read here saves one per turn.
 local weighted = rcall('EXISTS', k.gweight) == 1
+k.weighted = weighted
 -- The same for pauses and ceilings (after dueWork, which may end timed pauses).
 if turns > 1 then learnSettings(k.paused, k.glimit) end
 local leaseUntil = now + leaseMs

@@ -22,7 +22,8 @@
   a row never names a tenant its lane does not have (see laneRing's giveBack). `x.queueLimited`:
   the queue has a ceiling (queueLimit), so each row served is marked (`held` opens with '1'), and the release that
   ends the job asks whether it made room (see queueRoom); a queue without one reads nothing then. `x.now`: the
-  call's server time (a `time` claim's mark, a rowless entry's death), so no turn asks TIME again.
+  call's server time (a `time` claim's mark, a rowless entry's death), so no turn asks TIME again;
+  `x.weighted`, set here once per call, whether any lane of the queue has a weight.
   Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
   %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
@@ -116,7 +117,12 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     if activeNow == 0 then indexForget(x.lanes, group, x.paused, x.glimit, x.gweight, x.grate, tenant or false) end
   end
   local start
-  if work > 0 then start = fairOps().charge(base, ringKey, group, work / (tonumber(rcall('HGET', x.gweight, group)) or 1)) end
+  if work > 0 then
+    -- NOTE: whether any lane has a weight, asked once per call (x is the call's): most queues have
+    -- none, and then no turn reads one.
+    if x.weighted == nil then x.weighted = rcall('EXISTS', x.gweight) == 1 end
+    start = fairOps().charge(base, ringKey, group, work / (x.weighted and tonumber(rcall('HGET', x.gweight, group)) or 1))
+  end
   if left == 0 or (limit and active + served >= limit) then
     if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, group, start) end
     rcall('SREM', ringSetKey, group)
