@@ -1,3 +1,4 @@
+--- @include "numText"
 --[[
   Virtual time: how a ring is served in `cost` and `time` fairness (start-time fair queueing).
   Each entry of a ring in virtual time (a lane, or a tenant's entry on the queue's ring) has a
@@ -30,7 +31,11 @@ local function fairOps()
   local F = {}
   fairFns = F
 
-  local function num(x) return string.format('%.17g', x) end
+  -- A number as redis.call() is given it: whole ones (costs, ms) through numText's per-call table.
+  local function num(x)
+    if x % 1 == 0 and x > -1e15 and x < 1e15 then return numText(x) end
+    return string.format('%.17g', x)
+  end
 
   local function floorField(base, ring)
     if ring == base .. 'ring' then return '{v}' end
@@ -88,11 +93,13 @@ local function fairOps()
 
   --[[
     F.estimate(base, group) -> ms: what a `time` claim charges a job of the lane before its ack
-    says: the lane's recent mean (emq:{q}:vtime field <group>), else the queue's ('{q}'), else 1.
+    says: the lane's recent mean (emq:{q}:vtime field <group>), else the queue's ('{q}'), else 1,
+    rounded to a whole ms (at least 1).
   ]]
   function F.estimate(base, group)
     local r = rcall('HMGET', base .. 'vtime', group, '{q}')
-    return tonumber(r[1]) or tonumber(r[2]) or 1
+    -- NOTE: whole ms, as the ack measures: cheaper to write, and the ack corrects the rest.
+    return math.max(1, math.floor((tonumber(r[1]) or tonumber(r[2]) or 1) + 0.5))
   end
 
   --[[

@@ -56,7 +56,8 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   local work, mark, perJob = 0, nil, nil
   if fairBy == 'time' then
     perJob = fairOps().estimate(base, group)
-    mark = string.format('%d:%.17g', x.now, perJob)
+    x.nowText = x.nowText or string.format('%d', x.now)
+    mark = x.nowText .. ':' .. numText(perJob)
   end
   for i = 1, #popped, 2 do
     local id = popped[i]
