@@ -17,11 +17,9 @@
 // Expected: 'cost' and 'time' are fair in time, ~50/50 of the handler time; 'jobs' gives heavy ~90%
 // (a 50 ms job for each 5 ms one); BullMQ serves in offer proportion (4 light jobs to 1 heavy, so light
 // gets ~29% of the time), its light jobs waiting behind the whole backlog.
-const { echoLanes, bullQueue } = require('../lib/engines');
-const { echoConsumer, bullConsumer } = require('../lib/consumers');
 const { sleep } = require('../lib/measure');
 const { percentile } = require('../lib/stats');
-const { pacedOffer } = require('../lib/paced-offer');
+const { pacedOffer, echoPacedSide, bullPacedSide } = require('../lib/paced-offer');
 const { renderCostlySvg } = require('../lib/costly-chart');
 
 const Q = 'costly';
@@ -105,24 +103,16 @@ async function round({ rate, seconds }, send, startConsumer) {
 
 /** An EchoMQ side with fairness `by`; only 'cost' declares the jobs' costs. */
 function echoSide(ctx, cfgRound, by) {
-  return async () => {
-    const client = ctx.server.client();
-    try {
-      const lanes = echoLanes(client);
-      // Fairness is kept in the queue's meta hash, which the alternator's FLUSHDB has just dropped.
-      await lanes.fairness(Q, { by });
-      const opts = (t) => (by === 'cost' ? { tenant: t, cost: COST[t] } : { tenant: t });
-      const item = (p) => ({ group: p.lane, payload: { n: p.n }, opts: opts(p.tenant) });
-      return await round(cfgRound, (batch) => lanes.submitMany(Q, batch.map(item)),
-        (handler, onError) => echoConsumer(ctx.server, Q, { concurrency: CONCURRENCY, handler: (job) => handler(job.payload.n), onError }));
-    } finally {
-      await client.quit();
-    }
-  };
+  const opts = (t) => (by === 'cost' ? { tenant: t, cost: COST[t] } : { tenant: t });
+  return echoPacedSide(ctx, Q, CONCURRENCY, {
+    // Fairness is kept in the queue's meta hash, which the alternator's FLUSHDB has just dropped.
+    setUp: (lanes) => lanes.fairness(Q, { by }),
+    item: (p) => ({ group: p.lane, payload: { n: p.n }, opts: opts(p.tenant) }),
+  }, (send, start) => round(cfgRound, send, start));
 }
 
 async function run(ctx) {
-  const { server, cfg } = ctx;
+  const { cfg } = ctx;
   const seconds = cfg.costlySeconds;
   const capacity = CONCURRENCY * 1000; // slot-ms per second
   const rate = capacity * (jobRate('heavy') + jobRate('light')) * (cfg.costlyLoad ?? 1);
@@ -130,16 +120,7 @@ async function run(ctx) {
 
   const first = await ctx.alternate("costly, by: 'jobs'", {
     echomq: echoSide(ctx, cfgRound, 'jobs'),
-    bullmq: async () => {
-      const queue = bullQueue(server, Q);
-      try {
-        await queue.waitUntilReady();
-        return await round(cfgRound, (batch) => queue.addBulk(batch.map((p) => ({ name: 'job', data: p }))),
-          (handler, onError) => bullConsumer(server, Q, { concurrency: CONCURRENCY, handler: (job) => handler(job.data.n), onError }));
-      } finally {
-        await queue.close();
-      }
-    },
+    bullmq: bullPacedSide(ctx, Q, CONCURRENCY, (send, start) => round(cfgRound, send, start)),
   });
   const byCost = await ctx.alternate("costly, by: 'cost'", { echomq: echoSide(ctx, cfgRound, 'cost') });
   const byTime = await ctx.alternate("costly, by: 'time'", { echomq: echoSide(ctx, cfgRound, 'time') });

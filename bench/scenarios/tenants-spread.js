@@ -12,11 +12,9 @@
 // - BullMQ: its one FIFO line (no groups in the open-source version); the tenant rides in the data.
 // Per tenant: its share of the jobs started in the window, and the wait (submit call → handler)
 // p50/p99; a job still queued when the time is up counts with its wait so far (a lower bound).
-const { echoLanes, bullQueue } = require('../lib/engines');
-const { echoConsumer, bullConsumer } = require('../lib/consumers');
 const { sleep } = require('../lib/measure');
 const { percentile } = require('../lib/stats');
-const { pacedOffer } = require('../lib/paced-offer');
+const { pacedOffer, echoPacedSide, bullPacedSide } = require('../lib/paced-offer');
 const { renderTenantsSpreadSvg } = require('../lib/tenants-spread-chart');
 
 const Q = 'tenants-spread';
@@ -74,21 +72,13 @@ async function round({ rate, seconds }, send, startConsumer) {
 
 /** An EchoMQ side: `withTenants` submits A's lanes under tenant a and B's under b. */
 function echoSide(ctx, cfgRound, withTenants) {
-  return async () => {
-    const client = ctx.server.client();
-    try {
-      const lanes = echoLanes(client);
-      const item = (p) => ({ group: p.lane, payload: { n: p.n }, opts: withTenants ? { tenant: p.tenant } : undefined });
-      return await round(cfgRound, (batch) => lanes.submitMany(Q, batch.map(item)),
-        (handler, onError) => echoConsumer(ctx.server, Q, { concurrency: CONCURRENCY, handler: (job) => handler(job.payload.n), onError }));
-    } finally {
-      await client.quit();
-    }
-  };
+  return echoPacedSide(ctx, Q, CONCURRENCY, {
+    item: (p) => ({ group: p.lane, payload: { n: p.n }, opts: withTenants ? { tenant: p.tenant } : undefined }),
+  }, (send, start) => round(cfgRound, send, start));
 }
 
 async function run(ctx) {
-  const { server, cfg } = ctx;
+  const { cfg } = ctx;
   const seconds = cfg.tenantSpreadSeconds;
   const capacity = (CONCURRENCY * 1000) / HANDLER_MS;
   const rate = capacity * (OFFER.a + OFFER.b) * (cfg.tenantSpreadLoad ?? 1);
@@ -96,16 +86,7 @@ async function run(ctx) {
 
   const main = await ctx.alternate('tenants-spread', {
     echomq: echoSide(ctx, cfgRound, true),
-    bullmq: async () => {
-      const queue = bullQueue(server, Q);
-      try {
-        await queue.waitUntilReady();
-        return await round(cfgRound, (batch) => queue.addBulk(batch.map((p) => ({ name: 'job', data: p }))),
-          (handler, onError) => bullConsumer(server, Q, { concurrency: CONCURRENCY, handler: (job) => handler(job.data.n), onError }));
-      } finally {
-        await queue.close();
-      }
-    },
+    bullmq: bullPacedSide(ctx, Q, CONCURRENCY, (send, start) => round(cfgRound, send, start)),
   });
   const off = await ctx.alternate('tenants-spread, no tenants', { echomq: echoSide(ctx, cfgRound, false) });
   const sides = { tenants: main.echomq, lanes: off.echomq, bullmq: main.bullmq };
