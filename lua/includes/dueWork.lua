@@ -33,6 +33,11 @@ local function dueWork(base, now, promoteMax, k, present)
   fairBy, fairMoving, anyTenant = meta[4] or false, meta[5] ~= false, meta[6] ~= false
   ringPlain = not fairBy and not fairMoving
   if meta[1] then return nextDue, timerAt, rated, true end
+  -- NOTE: one key of the three exists and a field was read, so it is meta: nothing is scheduled or
+  -- timed (a queue in `cost`/`time` fairness or with tenants, claiming as cheaply as one without).
+  if present == 1 and (meta[2] or meta[3] or meta[4] or meta[5] or meta[6]) then
+    return nextDue, timerAt, rated, false, tonumber(meta[2])
+  end
   moved, nextDue = promoteDue(base, now, promoteMax, k.schedule, k.ring, k.ringset, k.paused,
     k.glimit, k.gactive, k.wake, k.lanes, k)
   if present >= 2 or (moved == 0 and nextDue < 0) then

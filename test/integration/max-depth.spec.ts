@@ -1,7 +1,7 @@
 import IORedis from 'ioredis';
 import { EchoMqError } from '../../lib/errors';
 import type { LanesService } from '../../lib/lanes.service';
-import { engineFixture, snapshotAll, waitPastServerTime } from '../support/engine';
+import { engineFixture, serverTimeMs, snapshotAll, waitPastServerTime } from '../support/engine';
 
 /** The server's count of writes since its last save: any write moves it. */
 async function dirty(client: IORedis): Promise<number> {
@@ -58,7 +58,7 @@ describe('maxDepth: a lane that holds at most n', () => {
     await refusedFull(() => lanes.submit(q, 'a', { i: 2 }), 'group');
     const later = (await lanes.submitMany(q, [{ group: 'b', payload: 1, opts: { delayMs: 3_600_000 } }]))[0];
     expect(await lanes.cancel(q, later)).toBe(true);
-    await waitPastServerTime(client, 5);
+    await waitPastServerTime(client, (await serverTimeMs(client)) + 5);
     expect(await lanes.promote(q)).toBe(1);
     // promoted: pending now, counted once (not as pending and as delayed)
     await refusedFull(() => lanes.submit(q, 'a', { i: 2 }), 'group');
@@ -83,7 +83,7 @@ describe('maxDepth: a lane that holds at most n', () => {
     // the retry waits out its backoff in the schedule: the lane holds no job a ceiling counts
     await lanes.submit(q, 'a', { i: 1 });
     const second = await lanes.claim(q, { leaseMs: 1 });
-    await waitPastServerTime(client, 5);
+    await waitPastServerTime(client, second!.leaseUntil);
     expect(await lanes.reap(q)).toBe(1);
     expect((await lanes.lane(q, 'a')).pending).toBe(1);
     await refusedFull(() => lanes.submit(q, 'a', { i: 2 }), 'group');
