@@ -33,3 +33,10 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
 export function echoMqAclRules(prefix = 'emq'): string {
   return `resetkeys ~${prefix}:* resetchannels &${prefix}:* -@all ${ECHOMQ_ACL_COMMANDS.map((c) => `+${c}`).join(' ')}`;
 }
+
+/**
+ * What the function library needs besides (Redis 7+, Valkey): without these rights, and on a
+ * server without FUNCTION, the scripts run by EVALSHA as before. Not in {@link echoMqAclRules}:
+ * Redis 6.2 refuses an ACL line that names them.
+ */
+export const ECHOMQ_FUNCTION_ACL_RULES = '+fcall +fcall_ro +function|load';

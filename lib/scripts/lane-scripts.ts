@@ -7,6 +7,7 @@ import { withinCallTimeout } from '../redis/call-deadline';
 import { fromServerError } from '../redis/server-errors';
 import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
+import { ScriptPath, ScriptRunner } from './script-runner';
 
 /** @internal A connection that scripts run on. */
 export type RedisClient = Redis | Cluster;
@@ -139,15 +140,13 @@ interface RunOptions {
   onLate?: (reply: Reply) => void;
 }
 
-const VERSION = '1';
-/** The registered command of a script; the compat variant (see lua/includes/compatMode.lua) has its own. */
-const commandOf = (name: string, compat = false): string => `echomq:${name}:${VERSION}${compat ? 'c' : ''}`;
-
 /**
- * @internal The only caller of the Lua scripts: registers them on a connection (ioredis then uses
- * EVALSHA and falls back to EVAL on NOSCRIPT) and turns their replies into typed results.
+ * @internal The only caller of the Lua scripts: runs them on a connection (see ScriptRunner: one
+ * function library by FCALL, or EVALSHA) and turns their replies into typed results.
  */
 export class LaneScripts {
+  private readonly runner: ScriptRunner;
+
   /**
    * @param compat run the scripts' `compat: 'echomq'` variants (ring membership read from the ring
    * list, flat jobs kept in the flat pending set), for queues the EchoMQ reference writes too.
@@ -155,14 +154,14 @@ export class LaneScripts {
   /**
    * @param callTimeoutMs the module option: how long a call waits for its reply (null: no bound)
    */
-  constructor(private readonly client: RedisClient, scripts: LoadedScript[] = loadScripts(), private readonly compat = false,
+  constructor(private readonly client: RedisClient, scripts: LoadedScript[] = loadScripts(), compat = false,
     private readonly callTimeoutMs: number | null = null) {
-    for (const s of scripts) {
-      const command = commandOf(s.name, compat);
-      if (!(command in client)) {
-        client.defineCommand(command, { numberOfKeys: s.numberOfKeys, lua: compat ? s.compatLua : s.lua });
-      }
-    }
+    this.runner = ScriptRunner.of(client, scripts, compat);
+  }
+
+  /** How this connection runs the scripts (FCALL or EVALSHA), chosen now if no call has chosen yet. */
+  path(): Promise<ScriptPath> {
+    return this.runner.chosenPath();
   }
 
   /**
@@ -173,9 +172,8 @@ export class LaneScripts {
    */
   async run(op: string, queue: string, name: ScriptName, keys: string[], args: (string | number)[],
     { prefix = keys[0].slice(0, keys[0].indexOf(':{')), unbounded = false, onLate }: RunOptions = {}): Promise<Reply> {
-    const call = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<Reply>>)[commandOf(name, this.compat)];
     try {
-      return await withinCallTimeout(call.call(this.client, ...keys, ...args), unbounded ? null : this.callTimeoutMs, op, queue, { onLate });
+      return await withinCallTimeout(this.runner.exec(name, keys, args), unbounded ? null : this.callTimeoutMs, op, queue, { onLate });
     } catch (err) {
       throw fromServerError(op, queue, prefix, err);
     }

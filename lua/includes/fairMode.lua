@@ -6,6 +6,7 @@
   caller may use the list commands itself (the hot paths do: see ringOps); nil (not read yet) is
   never taken for true. A claim learns all four from dueWork's read of meta instead.
 ]]
+--- @per-call fairBy, fairMoving, anyTenant, ringPlain
 local fairBy, fairMoving, anyTenant, ringPlain
 
 local function fairMode(base)

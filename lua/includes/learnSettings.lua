@@ -8,6 +8,7 @@
   pause, a ceiling, a weight or a rate, so what it learnt stays true to its end (a timed pause that
   ends only removes one).
 ]]
+--- @per-call anyPaused, anyLimit, anyWeightOrRate
 local anyPaused, anyLimit, anyWeightOrRate = true, true, true
 local function learnSettings(pausedKey, glimitKey, gweightKey, grateKey)
   anyPaused = rcall('EXISTS', pausedKey) == 1

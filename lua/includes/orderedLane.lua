@@ -9,6 +9,7 @@
   there a failed head is retried at once, at the head, with no backoff.
 ]]
 
+--- @shared orderedFns: its functions take what a call read as arguments
 local orderedFns
 
 -- The ordered lane's operations, made on first use: a script that never meets one makes none.

@@ -5,6 +5,7 @@
   too), and none while the whole queue is paused. The list's room is read once per script and
   counted down after: nothing else runs meanwhile. `wakeKey` is emq:{q}:wake.
 ]]
+--- @per-call wakeRoom
 local wakeRoom
 local function pushWake(wakeKey, tokens)
   if wakeRoom == nil then

@@ -11,6 +11,7 @@
   nothing. Hot paths call it as `if eventsHeard ~= false then queueEvent(...) end`, so a job of an
   unheard queue costs one comparison. At most once, as pub/sub is.
 ]]
+--- @per-call eventsHeard, eventsTenanted
 local eventsHeard, eventsTenanted
 local function queueEvent(base, name, id, group, k1, v1, k2, v2, tenant)
   if eventsHeard == nil then eventsHeard = rcall('EXISTS', base .. 'listeners') == 1 end

@@ -6,6 +6,7 @@
   nothing is on the ring. ringOps .drop (RPOP while ringPlain) then takes the lane off `ring`, and
   under a tenant its entry '{t}' .. T off the queue's ring. Only the claims include it.
 ]]
+--- @per-call strByte: the library's top level cannot read `string` when it loads
 local strByte = string.byte
 
 --[[ One step of a ring: LMOVE while it is a plain list (see fairMode), else ringOps .step. ]]

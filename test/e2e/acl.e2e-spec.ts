@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type IORedis from 'ioredis';
 import { EchoMqError, LaneConsumer, LaneJob, LanesService, mintJobId, OnQueueEvent, QueueEventsListener } from '../../lib';
 import type { QueueEvent } from '../../lib';
-import { echoMqAclRules } from '../../lib/redis/acl';
+import { ECHOMQ_FUNCTION_ACL_RULES, echoMqAclRules } from '../../lib/redis/acl';
+import { LaneScripts } from '../../lib/scripts/lane-scripts';
 import { lanesOn, testQueue } from '../support/lanes';
 import { bootApp, until } from '../support/nest';
 import { TestRedisServer } from '../support/redis-server';
@@ -52,6 +53,8 @@ describe('ACL: least privilege', () => {
     server = await TestRedisServer.start();
     admin = server.client();
     await admin.call('ACL', 'SETUSER', 'echomq', 'on', '>pw', ...echoMqAclRules().split(' '));
+    // The same rights and the function library's.
+    await admin.call('ACL', 'SETUSER', 'echomqfn', 'on', '>pw', ...`${echoMqAclRules()} ${ECHOMQ_FUNCTION_ACL_RULES}`.split(' '));
     // Every command EchoMQ needs, but the keys of another prefix only.
     await admin.call('ACL', 'SETUSER', 'stranger', 'on', '>pw', ...echoMqAclRules('other').split(' '));
   });
@@ -61,8 +64,13 @@ describe('ACL: least privilege', () => {
     await server.stop();
   });
 
-  it('every public method of LanesService works under the EchoMQ user', async () => {
-    const lanes = lanesOn(await as('echomq'), { backoff: { delayMs: 0 } });
+  it.each([
+    ['echomq', 'evalsha'],
+    ['echomqfn', 'fcall'],
+  ])('every public method of LanesService works under the EchoMQ user %s (scripts by %s)', async (user, path) => {
+    const connection = await as(user);
+    expect(await new LaneScripts(connection).path()).toBe(path);
+    const lanes = lanesOn(connection, { backoff: { delayMs: 0 } });
     const q = testQueue();
     const called = new Set<string>();
     const call = async <T>(name: keyof LanesService, run: () => Promise<T>): Promise<T> => {
@@ -144,7 +152,7 @@ describe('ACL: least privilege', () => {
     expect((await lanes.stats(q)).paused).toBe(true);
     await call('resumeQueue', () => lanes.resumeQueue(q));
     // compat mode reads the ring itself (LPOS, LRANGE): the same user may run it.
-    const shared = lanesOn(await as('echomq'), { compat: 'echomq' });
+    const shared = lanesOn(await as(user), { compat: 'echomq' });
     await shared.submit(q, 'z', 1);
     await shared.resume(q, 'z');
     expect((await shared.lanes(q)).find((l) => l.group === 'z')).toMatchObject({ pending: 1, inRing: true });
@@ -157,7 +165,7 @@ describe('ACL: least privilege', () => {
     expect(await lanes.job(q, p)).toMatchObject({ progress: { pct: 50 } });
     expect(await lanes.fail(q, p, ph!.attempt, 'no', { dead: true })).toBe('dead');
     expect(await call('clean', () => lanes.clean(q, 'dead'))).toBeGreaterThan(0);
-    const kept = lanesOn(await as('echomq'), { keepCompletedMs: 60_000 });
+    const kept = lanesOn(await as(user), { keepCompletedMs: 60_000 });
     await kept.submit(q, 'k', 1);
     const kh = (await kept.claim(q))!;
     await kept.complete(q, kh.id, kh.attempt);

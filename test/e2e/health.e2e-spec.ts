@@ -99,7 +99,7 @@ describe('EchoMqHealthIndicator (terminus)', () => {
     // A user who may PING but not run scripts: every claim fails, the loop backs off.
     const admin = server.client();
     try {
-      await admin.acl('SETUSER', 'noscripts', 'on', '>pw', '~*', '&*', '+@all', '-eval', '-evalsha');
+      await admin.acl('SETUSER', 'noscripts', 'on', '>pw', '~*', '&*', '+@all', '-eval', '-evalsha', '-fcall', '-fcall_ro');
       const a = await boot(`redis://noscripts:pw@127.0.0.1:${server.port}`);
       let res = await request(a.getHttpServer()).get('/health');
       await until(async () => {

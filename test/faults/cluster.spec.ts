@@ -10,6 +10,8 @@ import { testQueue } from '../support/lanes';
 import { bootApp } from '../support/nest';
 import { Test } from '@nestjs/testing';
 import { EchoMqModule, OnQueueEvent, QueueEvent, QueueEventsListener } from '../../lib';
+import { LaneScripts } from '../../lib/scripts/lane-scripts';
+import { scriptCalls } from '../support/script-path';
 import { TestCluster } from './support/cluster';
 import { FaultConsumer } from './support/consumer';
 import { report, waitFor } from './support/wait';
@@ -258,4 +260,53 @@ describe('faults: Redis Cluster (3 masters)', () => {
       await app.close();
     }
   }, 60_000);
+
+  it('the function library lives per master: each loads it on its first call there, and again after a FUNCTION FLUSH (as on a new master)', async () => {
+    const nodeClient = (port: number) => cluster.nodes.find((n) => n.port === port)!.client();
+    const libraries = async (port: number) => {
+      const c = nodeClient(port);
+      try {
+        return ((await c.call('FUNCTION', 'LIST', 'LIBRARYNAME', 'echomq_*')) as unknown[]).length;
+      } finally {
+        c.disconnect();
+      }
+    };
+    expect(await new LaneScripts(client).path()).toBe('fcall');
+    for (const port of new Set(queues.values())) expect(await libraries(port)).toBeGreaterThan(0);
+    const roundTrip = async (q: string) => {
+      await lanes.submit(q, 'f', 1);
+      const job = (await lanes.claim(q))!;
+      expect(await lanes.complete(q, job.id, job.attempt)).toBe(true);
+      expect(await lanes.dead(q)).toEqual([]);
+    };
+    const [[first, firstPort]] = queues;
+    const flushed = nodeClient(firstPort);
+    try {
+      await flushed.call('FUNCTION', 'FLUSH');
+      expect(await libraries(firstPort)).toBe(0);
+      for (const q of queues.keys()) await roundTrip(q);
+      expect(await libraries(firstPort)).toBeGreaterThan(0);
+      await Promise.all(cluster.nodes.map(async (n) => {
+        const c = n.client();
+        try {
+          await c.call('FUNCTION', 'FLUSH');
+        } finally {
+          c.disconnect();
+        }
+      }));
+      await roundTrip(first);
+      for (const q of queues.keys()) await roundTrip(q);
+      // Every script ran as a function: no master was sent a script by EVALSHA or EVAL.
+      for (const n of cluster.nodes) {
+        const c = n.client();
+        try {
+          expect(await scriptCalls(c)).toMatchObject({ evalsha: 0, eval: 0 });
+        } finally {
+          c.disconnect();
+        }
+      }
+    } finally {
+      flushed.disconnect();
+    }
+  });
 });

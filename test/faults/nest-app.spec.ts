@@ -89,7 +89,7 @@ describe('faults: a Nest app with a consumer', () => {
     report(`nest app, idle through a restart: woken ${Date.now() - t0} ms after the submit`);
   });
 
-  it('SCRIPT FLUSH and CLIENT KILL of every connection mid-load: work goes on, nothing lost', async () => {
+  it('SCRIPT FLUSH, FUNCTION FLUSH and CLIENT KILL of every connection mid-load: work goes on, nothing lost', async () => {
     ({ app } = await bootApp(server.url, [AppWorker], { idleBlockMs: 500, maxAttempts: 10 }));
     const lanes = app.get(LanesService);
     const admin = server.client();
@@ -99,12 +99,13 @@ describe('faults: a Nest app with a consumer', () => {
     for (let round = 0; round < 4; round++) {
       await until(() => handled.size >= 200 * (round + 1), 20_000, `${200 * (round + 1)} jobs handled`);
       await admin.script('FLUSH');
+      await admin.call('FUNCTION', 'FLUSH');
       kills += Number(await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
     }
     await producing;
     await settled(lanes, ids);
     await admin.quit();
-    report(`nest app, SCRIPT FLUSH x4 and CLIENT KILL x4 (${kills} connections): lost 0 of ${ids.length}`);
+    report(`nest app, SCRIPT FLUSH, FUNCTION FLUSH and CLIENT KILL x4 (${kills} connections): lost 0 of ${ids.length}`);
     expect(kills).toBeGreaterThan(0);
   });
 });

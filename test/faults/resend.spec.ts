@@ -124,8 +124,10 @@ describe('faults: a command re-sent after a reconnect', () => {
       wire = createRedisClient(`redis://127.0.0.1:${cutter.port}`, 'faults-resend') as IORedis;
       wired = lanesOn(wire);
       await waitFor('the proxied client to be ready', () => wire.status === 'ready');
-      // NOTE: every script in the server's cache first, so the cut reply is the script's own, not a NOSCRIPT.
+      // NOTE: every script in the server's cache first, and the connection's path chosen (its probe
+      // answered, the library loaded), so the cut reply is the script's own, not a NOSCRIPT or a probe's.
       for (const s of loadScripts()) await client.script('LOAD', s.lua);
+      await new LaneScripts(wire).path();
     });
     afterAll(async () => {
       await closeRedisClient(wire);

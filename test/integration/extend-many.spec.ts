@@ -12,7 +12,7 @@ describe('extendMany', () => {
     expect(await fx.lanes.complete(q, jobs[1].id, jobs[1].attempt)).toBe(true);
     const scriptCalls = async () => {
       const stats = await fx.client.info('commandstats');
-      return ['evalsha', 'eval'].reduce((n, c) => n + Number(new RegExp(`cmdstat_${c}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+      return ['evalsha', 'eval', 'fcall', 'fcall_ro'].reduce((n, c) => n + Number(new RegExp(`cmdstat_${c}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
     };
     const calls = await scriptCalls();
     const before = await serverTimeMs(fx.client);

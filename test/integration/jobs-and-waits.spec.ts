@@ -224,9 +224,9 @@ describe('job(), keepCompletedMs and results, waitFor', () => {
         }
         const infos = await Promise.all(results);
         infos.forEach((r, i) => expect(r).toMatchObject({ id: ids[i], state: 'completed', result: { for: ids[i] }, payload: i }));
-        // 2 scripts per wait (EVALSHA, or EVAL once per script after NOSCRIPT) and nothing else.
+        // 2 scripts per wait (FCALL; or EVALSHA, and EVAL once per script after NOSCRIPT) and nothing else.
         expect(seen.length).toBe(countBefore + 2);
-        expect(seen.filter((c) => c !== 'evalsha' && c !== 'eval')).toEqual([]);
+        expect(seen.filter((c) => !['fcall', 'fcall_ro', 'evalsha', 'eval'].includes(c))).toEqual([]);
         expect(seen.length).toBeLessThanOrEqual(404);
       } finally {
         monitor.disconnect();
