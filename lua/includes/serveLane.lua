@@ -74,8 +74,10 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
       local attempt = (tonumber(row[2]) or 0) + 1
-      if mark then
+      if mark and (tenant or x.queueLimited) then
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', (x.queueLimited and '1' or '0') .. (tenant or ''), 'vc', mark)
+      elseif mark then
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'vc', mark)
       elseif tenant or x.queueLimited then
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', (x.queueLimited and '1' or '0') .. (tenant or ''))
       else
