@@ -9,6 +9,7 @@
 //   ECHOMQ_COMPAT=echomq node bench/tools/instructions.js   (the same with the module option compat: 'echomq')
 //   ECHOMQ_TENANTS=50 node bench/tools/instructions.js      (the 1,000 lanes spread over 50 tenants)
 //   ECHOMQ_FAIRNESS=cost node bench/tools/instructions.js   (the queue in cost fairness, costs 1..10; or time)
+//   ECHOMQ_FUNCTIONS=off node bench/tools/instructions.js    (the scripts by EVALSHA, as without FUNCTION)
 //
 // The optional argument is another copy of the package (a folder with dist/ and lua/, e.g. a
 // checkout of an older commit, built) to compare with; by default the working tree's dist/.
