@@ -45,6 +45,9 @@ export interface FunctionLibrary {
 /** The placeholder of the library's name while its hash is computed. */
 const NAME = 'echomq_@';
 
+/** What every function runs first: the server's calls, or its twin's checked ones (the twin sets oomCheck). */
+export const CALLS = 'if oomCheck then rcall, rpcall, oomCheck, oomWritten = oomCall, oomPcall, false, false else rcall, rpcall = redis.call, redis.pcall end';
+
 /** The names Lua code reads, calls or assigns, fields (a.b, a:b) and strings left out. */
 export function namesUsed(code: string): Set<string> {
   const bare = code.replace(/\[(=*)\[[\s\S]*?\]\1\]/g, ' ').replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"/g, ' ');
@@ -103,7 +106,7 @@ export function functionLibrary(scripts: LoadedScript[], compat = false): Functi
   // NOTE: every call goes through rcall/rpcall, so the maxmemory twin can put its check in between.
   const viaUpvalues = (code: string) => code.replace(/^local rcall = redis\.call$/gm, 'local rcall = rcall')
     .replace(/\bredis\.call\(/g, 'rcall(').replace(/\bredis\.pcall\(/g, 'rpcall(');
-  const parts = [`#!lua name=${NAME}`, 'local rcall, rpcall, oomWritten'];
+  const parts = [`#!lua name=${NAME}`, 'local rcall, rpcall, oomCheck, oomWritten'];
   for (const inc of order) parts.push(viaUpvalues(compat ? compatVariant(inc.code) : inc.code));
   const writes = Object.entries(WRITE_COMMANDS).map(([c, grows]) => `${c} = ${grows}`).join(', ');
   parts.push(
@@ -125,12 +128,9 @@ export function functionLibrary(scripts: LoadedScript[], compat = false): Functi
     '  return redis.pcall(command, ...)',
     'end',
     'local function register(name, run, readOnly)',
-    '  if readOnly then',
-    "    redis.register_function{function_name=name, callback=function(KEYS, ARGV) rcall, rpcall = redis.call, redis.pcall return run(KEYS, ARGV) end, flags={'no-writes'}}",
-    '    return',
-    '  end',
-    '  redis.register_function{function_name=name, callback=function(KEYS, ARGV) rcall, rpcall = redis.call, redis.pcall return run(KEYS, ARGV) end}',
-    "  redis.register_function{function_name=name .. '__oom', callback=function(KEYS, ARGV) rcall, rpcall, oomWritten = oomCall, oomPcall, false return run(KEYS, ARGV) end, flags={'allow-oom'}}",
+    "  redis.register_function{function_name=name, callback=run, flags=readOnly and {'no-writes'} or {}}",
+    '  if readOnly then return end',
+    "  redis.register_function{function_name=name .. '__oom', callback=function(KEYS, ARGV) oomCheck = true return run(KEYS, ARGV) end, flags={'allow-oom'}}",
     'end',
     `redis.register_function{function_name='${NAME}__ready', callback=function() return 1 end, flags={'no-writes'}}`,
   );
@@ -138,7 +138,7 @@ export function functionLibrary(scripts: LoadedScript[], compat = false): Functi
   for (const s of scripts) {
     const body = viaUpvalues(s.body).replace(/\n+$/, '');
     if (/\bredis\.p?call\b/.test(body) || s.includes.some((inc) => /\bredis\.p?call\b/.test(viaUpvalues(inc.code)))) callsLeft.push(s.name);
-    parts.push(`register('${NAME}_${s.name}', function(KEYS, ARGV)`, ...s.includes.flatMap((inc) => inc.resets), body,
+    parts.push(`register('${NAME}_${s.name}', function(KEYS, ARGV)`, CALLS, ...s.includes.flatMap((inc) => inc.resets), body,
       `end${s.readOnly ? ', true' : ''})`);
   }
   if (callsLeft.length > 0) return { refused: `redis.call or redis.pcall used other than as a call in ${callsLeft.join(', ')}` };

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { FunctionLibrary, functionLibrary } from '../../lib/scripts/function-library';
+import { CALLS, FunctionLibrary, functionLibrary } from '../../lib/scripts/function-library';
 import { LUA_DIR, loadScripts, readInclude, readsOnly } from '../../lib/scripts/lua-loader';
 
 const HEADER = '--[[\n  test script\n  KEYS[1] k1  emq:{q}:k1\n]]\nlocal rcall = redis.call\n';
@@ -60,7 +60,7 @@ describe('the function library', () => {
     const lib = built(functionLibrary(scripts));
     for (const s of scripts) {
       expect({ script: s.name, prologue: prologue(lib, s.name) })
-        .toEqual({ script: s.name, prologue: s.includes.flatMap((i) => i.resets) });
+        .toEqual({ script: s.name, prologue: [CALLS, ...s.includes.flatMap((i) => i.resets)] });
     }
     expect(prologue(lib, 'claim')).toEqual(expect.arrayContaining([
       'wakeRoom = nil', 'fairBy, fairMoving, anyTenant, ringPlain = nil', 'anyPaused, anyLimit, anyWeightOrRate = true, true, true',
@@ -128,8 +128,8 @@ describe('the function library', () => {
       const lib = built(library());
       expect(lib.code).toMatch(/^local seen, count$/m);
       expect(lib.code).not.toContain('@per-call');
-      expect(prologue(lib, 'doThing')).toEqual(['seen, count = {}, 0']);
-      expect(prologue(lib, 'another')).toEqual([]);
+      expect(prologue(lib, 'doThing')).toEqual([CALLS, 'seen, count = {}, 0']);
+      expect(prologue(lib, 'another')).toEqual([CALLS]);
       // The EVALSHA script keeps the declaration as written, its mark stripped with the comments.
       expect(loadScripts(dir).find((s) => s.name === 'doThing')!.lua).toContain('local seen, count = {}, 0\n');
     });
@@ -139,7 +139,7 @@ describe('the function library', () => {
       script(['table']);
       const lib = built(library());
       expect(lib.code).toMatch(/^local fns$/m);
-      expect(prologue(lib, 'doThing')).toEqual([]);
+      expect(prologue(lib, 'doThing')).toEqual([CALLS]);
     });
 
     it.each([
