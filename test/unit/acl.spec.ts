@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { ECHOMQ_ACL_COMMANDS, echoMqAclRules } from '../../lib/redis/acl';
+import { ECHOMQ_ACL_COMMANDS, ECHOMQ_FUNCTION_ACL_RULES, echoMqAclRules } from '../../lib/redis/acl';
 import { LUA_DIR } from '../../lib/scripts/lua-loader';
 
 /** Every Lua file, includes too. */
@@ -31,5 +31,11 @@ describe('the README', () => {
   it('gives the ACL line the library asks for', () => {
     const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
     expect(readme).toContain(`ACL SETUSER echomq on >secret ${echoMqAclRules()}`);
+  });
+
+  it('names the rights of the function library, and the EVALSHA path without them', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    expect(readme).toContain(`\`${ECHOMQ_FUNCTION_ACL_RULES}\``);
+    expect(readme).toMatch(/Without them the scripts run by EVALSHA/);
   });
 });
