@@ -179,7 +179,7 @@ async function runScrape(args) {
     const [, , micros, argv] = e;
     const cmd = String(argv[0]).toLowerCase();
     if (/slowlog|config|client/.test(cmd)) continue;
-    if (cmd === 'evalsha' || cmd === 'eval') {
+    if (['evalsha', 'eval', 'fcall', 'fcall_ro'].includes(cmd)) {
       usec += Number(micros);
       calls += 1;
     }

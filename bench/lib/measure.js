@@ -1,7 +1,8 @@
 'use strict';
 // Measuring one phase: wall clock, the server's CPU (INFO cpu: used_cpu_sys + used_cpu_user of the
 // redis-server process) and this process's CPU (process.cpuUsage), plus the EVALSHA time the
-// server's own command statistics charge to the phase.
+// server's own command statistics charge to the phase (the scripts' commands: FCALL, or EVALSHA
+// where the scripts run so).
 const os = require('os');
 const { redisCpu, commandStats } = require('./server');
 
@@ -16,8 +17,9 @@ async function measure(admin, fn) {
   const n1 = process.cpuUsage(n0);
   const r1 = await redisCpu(admin);
   const c1 = await commandStats(admin);
-  // ioredis sends a script's first call on a connection as EVAL, the later ones as EVALSHA.
-  const scripts = (c) => ['evalsha', 'eval'].reduce((a, k) => ({ calls: a.calls + ((c[k] && c[k].calls) || 0), usec: a.usec + ((c[k] && c[k].usec) || 0) }), { calls: 0, usec: 0 });
+  // ioredis sends a script's first call on a connection as EVAL, the later ones as EVALSHA; the
+  // function library's calls are FCALL and FCALL_RO.
+  const scripts = (c) => ['evalsha', 'eval', 'fcall', 'fcall_ro'].reduce((a, k) => ({ calls: a.calls + ((c[k] && c[k].calls) || 0), usec: a.usec + ((c[k] && c[k].usec) || 0) }), { calls: 0, usec: 0 });
   const ev0 = scripts(c0);
   const ev1 = scripts(c1);
   return {

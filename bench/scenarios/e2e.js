@@ -99,7 +99,7 @@ async function breakdown(ctx, n, lanesCount) {
     const inner = {};
     for (const [cmd, v] of Object.entries(b)) {
       const d = { calls: v.calls - ((a[cmd] && a[cmd].calls) || 0), usec: v.usec - ((a[cmd] && a[cmd].usec) || 0) };
-      if (d.calls > 0 && cmd !== 'evalsha' && cmd !== 'info') inner[cmd] = d;
+      if (d.calls > 0 && !['evalsha', 'fcall', 'fcall_ro', 'info'].includes(cmd)) inner[cmd] = d;
     }
     const innerCalls = Object.values(inner).reduce((s, d) => s + d.calls, 0);
     return { evalshaCalls: m.evalsha.calls, evalshaUs: m.evalsha.usec, redisCpuUs: m.redisCpuUs, innerCalls, inner };

@@ -27,7 +27,7 @@ async function scriptCounters(admin) {
   const info = parseInfo(await admin.call('INFO', 'commandstats'));
   let calls = 0;
   let usec = 0;
-  for (const k of ['cmdstat_evalsha', 'cmdstat_eval']) {
+  for (const k of ['cmdstat_evalsha', 'cmdstat_eval', 'cmdstat_fcall', 'cmdstat_fcall_ro']) {
     const m = /calls=(\d+),usec=(\d+)/.exec(String(info[k] || ''));
     if (m) {
       calls += Number(m[1]);
@@ -132,7 +132,8 @@ async function run(ctx) {
       // shared machine the server is sometimes descheduled mid-command, which SLOWLOG counts too.
       let loadMaxUs = 0;
       for (const e of entries) {
-        const name = SCRIPT_OF_SHA.get(String(e[3][1] || ''));
+        // EVALSHA names a script by its sha, FCALL by its function (echomq_<hash>_<script>).
+        const name = SCRIPT_OF_SHA.get(String(e[3][1] || '')) ?? /^echomq_[0-9a-f]{16}_([A-Za-z]+)$/.exec(String(e[3][1] || ''))?.[1];
         if (name && !READS.has(name)) loadMaxUs = Math.max(loadMaxUs, Number(e[2]));
       }
       loadLongest.push(loadMaxUs / 1000);

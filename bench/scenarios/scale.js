@@ -29,7 +29,7 @@ async function counters(admin) {
   const info = parseInfo(await admin.call('INFO', 'cpu', 'commandstats'));
   let calls = 0;
   let usec = 0;
-  for (const k of ['cmdstat_evalsha', 'cmdstat_eval']) {
+  for (const k of ['cmdstat_evalsha', 'cmdstat_eval', 'cmdstat_fcall', 'cmdstat_fcall_ro']) {
     const m = /calls=(\d+),usec=(\d+)/.exec(String(info[k] || ''));
     if (m) {
       calls += Number(m[1]);
