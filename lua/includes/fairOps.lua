@@ -92,14 +92,16 @@ local function fairOps()
   end
 
   --[[
-    F.estimate(base, group) -> ms: what a `time` claim charges a job of the lane before its ack
-    says: the lane's recent mean (emq:{q}:vtime field <group>), else the queue's ('{q}'), else 1,
-    rounded to a whole ms (at least 1).
+    F.estimate(base, x) -> ms: what a `time` claim charges a job before its ack says: the queue's
+    recent mean time from claim to ack (emq:{q}:vtime field '{q}'), else 1, rounded to a whole ms
+    (at least 1); read once per call (`x` is the call's table), so a turn reads nothing for it.
   ]]
-  function F.estimate(base, group)
-    local r = rcall('HMGET', base .. 'vtime', group, '{q}')
-    -- NOTE: whole ms, as the ack measures: cheaper to write, and the ack corrects the rest.
-    return math.max(1, math.floor((tonumber(r[1]) or tonumber(r[2]) or 1) + 0.5))
+  function F.estimate(base, x)
+    if not x.timeMean then
+      -- NOTE: whole ms, as the ack measures: cheaper to write, and the ack corrects the rest.
+      x.timeMean = math.max(1, math.floor((tonumber(rcall('HGET', base .. 'vtime', '{q}')) or 1) + 0.5))
+    end
+    return x.timeMean
   end
 
   --[[
@@ -108,7 +110,7 @@ local function fairOps()
     row's `vc`, '<claimedAt>:<charged>', deleted here (a later claim in another fairness must not find
     it) unless the caller deletes the row itself (`rowGoes`);
     the lane (and its tenant's entry) is charged the difference between the time it took and what
-    its claim charged, and the lane's and the queue's means move a quarter of the way to it.
+    its claim charged, and the queue's mean moves a quarter of the way to it.
     Nothing more when the queue has left `time` fairness meanwhile.
   ]]
   function F.settle(base, jobKey, group, tenant, mark, endedAt, rowGoes)
@@ -127,9 +129,8 @@ local function fairOps()
       F.charge(base, base .. 'ring', '{t}' .. tenant, delta / tenantWeight)
     end
     local key = base .. 'vtime'
-    local r = rcall('HMGET', key, group, '{q}')
-    local lane, queue = tonumber(r[1]) or took, tonumber(r[2]) or took
-    rcall('HSET', key, group, num(lane + (took - lane) / 4), '{q}', num(queue + (took - queue) / 4))
+    local queue = tonumber(rcall('HGET', key, '{q}')) or took
+    rcall('HSET', key, '{q}', num(queue + (took - queue) / 4))
   end
 
   return F
