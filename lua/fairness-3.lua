@@ -34,6 +34,8 @@ end
 if by ~= '' then
   local before = rcall('HGET', KEYS[1], 'fair')
   if by == 'jobs' then rcall('HDEL', KEYS[1], 'fair') else rcall('HSET', KEYS[1], 'fair', by) end
+  -- NOTE: the mean time is `time`'s alone; a meta hash left with nothing else lets claims skip it.
+  if by ~= 'time' then rcall('HDEL', KEYS[1], 'tmean') end
   -- NOTE: only a change between a list and virtual time moves entries; `cost` <-> `time` keeps them.
   if (before and true or false) ~= (by ~= 'jobs') then rcall('HSET', KEYS[1], 'fairMove', '1') end
 end

@@ -26,11 +26,12 @@ local function dueWork(base, now, promoteMax, k, present)
     fairBy, fairMoving, anyTenant, ringPlain = false, false, false, true
     return nextDue, timerAt, rated, false
   end
-  local meta = rcall('HMGET', k.meta, 'paused', 'limit', 'tenantSet', 'fair', 'fairMove', 'tenants')
+  local meta = rcall('HMGET', k.meta, 'paused', 'limit', 'tenantSet', 'fair', 'fairMove', 'tenants', 'tmean')
   -- NOTE: the same read tells laneRing whether any tenant has a setting (spares it a HEXISTS),
-  -- and fairMode the queue's fairness.
+  -- and fairMode the queue's fairness (and in `time` its mean time, see fairOps .estimate).
   tenantSettings = meta[3] ~= false
   fairBy, fairMoving, anyTenant = meta[4] or false, meta[5] ~= false, meta[6] ~= false
+  fairTimeMean = tonumber(meta[7]) or false
   ringPlain = not fairBy and not fairMoving
   if meta[1] then return nextDue, timerAt, rated, true end
   -- NOTE: one key of the three exists and a field was read, so it is meta: nothing is scheduled or

@@ -4,10 +4,12 @@
   rings (`fairMove`) and whether the queue has ever had a tenant (anyTenant, see laneRing), in one
   HMGET. It sets `ringPlain`: every ring of the queue is a plain list, rotated as in `jobs`, so a
   caller may use the list commands itself (the hot paths do: see ringOps); nil (not read yet) is
-  never taken for true. A claim learns all four from dueWork's read of meta instead.
+  never taken for true. A claim learns all four from dueWork's read of meta instead, and with them
+  `fairTimeMean`, the queue's recent mean time from claim to ack in `time` fairness (field `tmean`;
+  false when none; nil when not read: see fairOps .estimate).
 ]]
---- @per-call fairBy, fairMoving, anyTenant, ringPlain
-local fairBy, fairMoving, anyTenant, ringPlain
+--- @per-call fairBy, fairMoving, anyTenant, ringPlain, fairTimeMean
+local fairBy, fairMoving, anyTenant, ringPlain, fairTimeMean
 
 local function fairMode(base)
   if fairBy == nil or anyTenant == nil then

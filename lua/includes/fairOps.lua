@@ -1,10 +1,11 @@
 --- @include "numText"
+--- @include "fairMode"
 --[[
   Virtual time: how a ring is served in `cost` and `time` fairness (start-time fair queueing).
   Each entry of a ring in virtual time (a lane, or a tenant's entry on the queue's ring) has a
   virtual start, its score in <ring>:vt. A turn serves the entry with the smallest start and charges
   it the work it was served ÷ its weight: in `cost` the jobs' declared costs; in `time` an estimate
-  at the claim (the lane's recent mean time, emq:{q}:vtime), corrected by the ack to the time the
+  at the claim (the queue's recent mean time, field `tmean` of emq:{q}:meta), corrected by the ack to the time the
   server measured from claim to ack (settle). The ring's virtual time V is its smallest start.
   An entry that joins starts at max(V, the start it left with): idling banks no credit (an idle lane
   starts at V, never below it) and leaving clears no debt (a lane that left ahead of V, having been
@@ -92,16 +93,14 @@ local function fairOps()
   end
 
   --[[
-    F.estimate(base, x) -> ms: what a `time` claim charges a job before its ack says: the queue's
-    recent mean time from claim to ack (emq:{q}:vtime field '{q}'), else 1, rounded to a whole ms
-    (at least 1); read once per call (`x` is the call's table), so a turn reads nothing for it.
+    F.estimate(base) -> ms: what a `time` claim charges a job before its ack says: the queue's
+    recent mean time from claim to ack (field `tmean` of emq:{q}:meta, which a claim's dueWork has
+    read already), else 1, rounded to a whole ms (at least 1); so a turn reads nothing for it.
   ]]
-  function F.estimate(base, x)
-    if not x.timeMean then
-      -- NOTE: whole ms, as the ack measures: cheaper to write, and the ack corrects the rest.
-      x.timeMean = math.max(1, math.floor((tonumber(rcall('HGET', base .. 'vtime', '{q}')) or 1) + 0.5))
-    end
-    return x.timeMean
+  function F.estimate(base)
+    if fairTimeMean == nil then fairTimeMean = tonumber(rcall('HGET', base .. 'meta', 'tmean')) or false end
+    -- NOTE: whole ms, as the ack measures: cheaper to write, and the ack corrects the rest.
+    return math.max(1, math.floor((fairTimeMean or 1) + 0.5))
   end
 
   --[[
@@ -128,9 +127,9 @@ local function fairOps()
       local tenantWeight = tonumber(rcall('HGET', base .. 't:' .. tenant .. ':info', 'weight')) or 1
       F.charge(base, base .. 'ring', '{t}' .. tenant, delta / tenantWeight)
     end
-    local key = base .. 'vtime'
-    local queue = tonumber(rcall('HGET', key, '{q}')) or took
-    rcall('HSET', key, '{q}', num(queue + (took - queue) / 4))
+    local meta = base .. 'meta'
+    local queue = tonumber(rcall('HGET', meta, 'tmean')) or took
+    rcall('HSET', meta, 'tmean', num(queue + (took - queue) / 4))
   end
 
   return F

@@ -55,7 +55,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   -- the rows' costs, or per job the lane's mean time, which the row's `vc` lets its ack correct.
   local work, mark, perJob = 0, nil, nil
   if fairBy == 'time' then
-    perJob = fairOps().estimate(base, x)
+    perJob = fairOps().estimate(base)
     x.nowText = x.nowText or string.format('%d', x.now)
     mark = x.nowText .. ':' .. numText(perJob)
   end

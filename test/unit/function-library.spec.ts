@@ -63,7 +63,7 @@ describe('the function library', () => {
         .toEqual({ script: s.name, prologue: [CALLS, ...s.includes.flatMap((i) => i.resets)] });
     }
     expect(prologue(lib, 'claim')).toEqual(expect.arrayContaining([
-      'wakeRoom = nil', 'fairBy, fairMoving, anyTenant, ringPlain = nil', 'anyPaused, anyLimit, anyWeightOrRate = true, true, true',
+      'wakeRoom = nil', 'fairBy, fairMoving, anyTenant, ringPlain, fairTimeMean = nil', 'anyPaused, anyLimit, anyWeightOrRate = true, true, true',
       'serveLeases = {}', 'strByte = string.byte', 'tenantSettings = nil']));
     expect(prologue(lib, 'complete')).toEqual(expect.arrayContaining(['completeBatch = nil', 'eventsHeard, eventsTenanted = nil']));
     // The per-call locals are declared at the top without their value (which may need what the load cannot read).
