@@ -52,7 +52,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   local taken = #popped / 2
   local served = 0
   -- NOTE: in `cost` and `time` fairness the lane is charged what it was served (see fairOps):
-  -- the rows' costs, or per job the lane's mean time, which the row's `vc` lets its ack correct.
+  -- the rows' costs, or per job the queue's mean time, which the row's `vc` lets its ack correct.
   local work, mark, perJob = 0, nil, nil
   if fairBy == 'time' then
     perJob = fairOps().estimate(base)
