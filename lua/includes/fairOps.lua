@@ -17,7 +17,8 @@
   than c; the work ÷ weight two entries are served while both stay on the ring then differs by at
   most c from where they began (by at most 2c between any two moments of the stretch).
   Cost: O(log n) in the ring's entries per turn (ZRANGE, ZADD XX INCR), and one HGET of the lane's
-  weight; a join or a leave reads the ring's smallest start and the vtags hash once.
+  weight when the queue has weights (serveLane asks once per call); a join reads the ring's smallest
+  start and the vtags hash once, a leave the smallest start (its own it is given by charge).
   fairOps() -> the table below, built on first use (see the closures NOTE in laneRing):
     .join(base, ring, entry), .leave(base, ring, entry, start?) -> 1 | 0,
     .charge(base, ring, entry, amount) -> its new start (nil when off the ring or amount 0): the
@@ -32,7 +33,7 @@ local function fairOps()
   local F = {}
   fairFns = F
 
-  -- A number as redis.call() is given it: whole ones (costs, ms) through numText's per-call table.
+  -- A number as redis.call() is given it: whole ones (costs, ms) through numText's memo.
   local function num(x)
     if x % 1 == 0 and x > -1e15 and x < 1e15 then return numText(x) end
     return string.format('%.17g', x)

@@ -1,6 +1,7 @@
 --[[
-  headWait(base, group, now) -> how long (ms, server clock) the lane's head job has been ready to
-  serve, -1 when the lane holds no pending job: the starvation signal (LaneInfo.headWaitMs). Ready
+  headWait(base, group, now, pending) -> how long (ms, server clock) the lane's head job has been
+  ready to serve, -1 when the lane holds no pending job (`pending`, its depth the caller has read:
+  an empty lane costs no read): the starvation signal (LaneInfo.headWaitMs). Ready
   means its submit, or the moment it came back (a delay or backoff due, a reap, a hand-back,
   retryDead: see markReady), so a delay does not count as waiting. The time is read from the row's
   `at` ("<submitted>:<ready>", or "<submitted>" for a caller's own id), else from the id's mint
@@ -20,7 +21,8 @@ local function mintMsOf(id)
   return math.floor(v / 4194304) + HEAD_EPOCH_MS
 end
 
-local function headWait(base, group, now)
+local function headWait(base, group, now, pending)
+  if pending == 0 then return -1 end
   local head = rcall('ZRANGE', base .. 'g:' .. group .. ':pending', 0, 0)[1]
   if not head then return -1 end
   local at = rcall('HGET', base .. 'job:' .. head, 'at')

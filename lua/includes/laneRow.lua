@@ -78,5 +78,5 @@ local function laneRow(base, group, now, keys, out)
   out[#out + 1] = tenant or ''
   out[#out + 1] = tonumber(rcall('HGET', base .. 'gdepth', group)) or -1
   out[#out + 1] = own and 1 or 0
-  out[#out + 1] = headWait(base, group, now)
+  out[#out + 1] = headWait(base, group, now, pending)
 end
