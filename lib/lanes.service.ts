@@ -3,8 +3,8 @@ import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
 import type {
-  ClaimOptions, CleanOptions, CompleteOptions, DrainOptions, FailOptions, JobProgress, ObliterateOptions, FailOutcome, HeldLease, JobInfo, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
-  FairnessOptions, PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SubmitItem, SubmitOptions, TenantInfo, TenantPending, WaitForOptions,
+  ClaimOptions, CleanOptions, CompleteOptions, DrainOptions, FailOptions, JobProgress, ObliterateOptions, FailOutcome, HeldLease, JobInfo, FairShares, LaneHeadWait, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
+  FairnessOptions, PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SharesOptions, SubmitItem, SubmitOptions, TenantInfo, TenantPending, WaitForOptions,
   WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
 import { LaneAcks } from './lanes/acks';
@@ -437,6 +437,23 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   /** The `count` (1..1,000) lanes with the most pending jobs, most first. */
   topLanes(queue: string, count: number): Promise<LaneInfo[]> {
     return this.inspection.topLanes(queue, count);
+  }
+
+  /**
+   * The `count` (1..1,000) lanes whose head jobs have waited longest since they became ready (paused
+   * lanes too), longest first: the lanes starving now. Exact; cheap while few heads are old.
+   */
+  oldestLanes(queue: string, count: number): Promise<LaneHeadWait[]> {
+    return this.inspection.oldestLanes(queue, count);
+  }
+
+  /**
+   * What the lanes were served over the last minute of the server clock: the `opts.count` (1..1,000,
+   * default 10) lanes served most, each with its work, weight, the share its weight entitles it to
+   * among the backlogged lanes and whether it is backlogged, and Jain's index of the shares.
+   */
+  shares(queue: string, opts?: SharesOptions): Promise<FairShares> {
+    return this.inspection.shares(queue, opts);
   }
 
   /** One job as it is now; null for an id the queue does not hold (never submitted, or completed and not kept). */

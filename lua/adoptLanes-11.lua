@@ -8,7 +8,9 @@
   server.
 
   KEYS[1]  meta     emq:{q}:meta      (field `adopt`: 'done', or where the next call goes on:
-                                     "<source key's number>:<its cursor>:<c or n, counting or not>")
+                                     "<source key's number>:<its cursor>:<c or n, counting or not>";
+                                     field `heads`: 'done', or the cursor of the walk that gives a
+                                     queue indexed before 0.3 its head entries, see includes/headBack)
   KEYS[2]  lanes    emq:{q}:lanes     (the lane index, scored by pending depth)
   KEYS[3]  stats    emq:{q}:stats     (field submitted)
   KEYS[4]  ringset  emq:{q}:ringset   (KEYS[4..8]: the sources, scanned in this order)
@@ -40,8 +42,22 @@ local base, count = ARGV[1], tonumber(ARGV[2])
 if not base or KEYS[4] ~= base .. 'ringset' or not count or count < 1 then
   return redis.error_reply('ERR echomq: adoptLanes arguments do not match its keys')
 end
+local HEAD_FLOOR = '1000000000000'
 local at = rcall('HGET', KEYS[1], 'adopt')
-if at == 'done' then return { 1, 0 } end
+if at == 'done' then
+  -- NOTE: a queue indexed before the index had head entries (see includes/headBack) gains one for
+  -- each lane holding jobs, scored by the floor (no known bound: the first read raises it).
+  local heads = rcall('HGET', KEYS[1], 'heads')
+  if heads == 'done' then return { 1, 0 } end
+  local page = rcall('ZSCAN', KEYS[2], heads or '0', 'COUNT', count)
+  local flat = page[2]
+  for i = 1, #flat, 2 do
+    local score = tonumber(flat[i + 1])
+    if score > 0 and score < 1000000000000 then rcall('ZADD', KEYS[2], 'NX', HEAD_FLOOR, '{h}' .. flat[i]) end
+  end
+  rcall('HSET', KEYS[1], 'heads', page[1] == '0' and 'done' or page[1])
+  return { page[1] == '0' and 1 or 0, 0 }
+end
 
 local counting
 if not at then
@@ -69,6 +85,7 @@ for i = 1, #found, step do
   -- NOTE: every source but the ring set names a lane with active jobs or a setting, which the index
   -- keeps at depth 0 too; a ring-set lane with nothing pending (it is about to leave) is left out.
   if depth > 0 or source > 4 then
+    if depth > 0 then rcall('ZADD', KEYS[2], 'NX', HEAD_FLOOR, '{h}' .. group) end
     if rcall('ZADD', KEYS[2], depth, group) == 1 then
       added = added + depth
       indexed = indexed + 1
@@ -87,5 +104,5 @@ if source < 8 then
   rcall('HSET', KEYS[1], 'adopt', (source + 1) .. ':0:' .. mode)
   return { 0, indexed }
 end
-rcall('HSET', KEYS[1], 'adopt', 'done')
+rcall('HSET', KEYS[1], 'adopt', 'done', 'heads', 'done')
 return { 1, indexed }

@@ -90,7 +90,7 @@ if wait > 0 then
   if left == 0 then indexForget(KEYS[12], group, KEYS[5], KEYS[4], KEYS[13], KEYS[14], heldTenant) end
 else
   rcall('HSET', KEYS[1], 'state', 'pending', 'last_error', err)
-  markReady(KEYS[1], now)
+  markReady(KEYS[1], now, KEYS[12], group)
   rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
   rcall('ZINCRBY', KEYS[12], '1', group)
 end

@@ -27,10 +27,13 @@
 
   Reply: { submitted, completed, retried, dead, reaped, scheduled, active, deadNow, lanes, ringLength,
   pausedLanes, completedLastMinute, paused (1 while the queue is paused, else 0), cancelled, limit (the
-  queue's ceiling, -1 when none), fairness ('jobs', 'cost' or 'time': meta field `fair`) }.
+  queue's ceiling, -1 when none), fairness ('jobs', 'cost' or 'time': meta field `fair`), oldestDone (1
+  when the oldest head below is exact, 0 when its budget ran out: see oldestLanes), oldestLane ('' when
+  no lane holds a pending job), oldestReady (ms, its head's ready time), now (ms) }. The oldest head
+  comes from the lane index's head entries (see includes/headBack), which this may tidy (it writes).
   ringLength counts the ring list and its virtual-time set <ring>:vt (one of them is empty, see ringOps).
   Clock: server TIME (which lane timers are due, which buckets are in the last minute).
-  Derived keys: the pending sets of the lanes whose timers are applied, and <ring>:vt, from ARGV[1] pinned to KEYS[5].
+  Derived keys: the pending sets of the lanes whose timers are applied or heads checked, their heads' rows, and <ring>:vt, from ARGV[1] pinned to KEYS[5].
   NOTE: the timers are applied while the whole queue is paused too (a claim leaves them then), as
   lane() reports them applied; a lane that rejoins the ring then wakes nobody (see pushWake).
 ]]
@@ -38,6 +41,7 @@ local rcall = redis.call
 --- @include "nowMs"
 --- @include "completedLastMinute"
 --- @include "laneTimers"
+--- @include "oldestHeads"
 
 local base = ARGV[1]
 if not base or KEYS[5] ~= base .. 'ring' then
@@ -46,12 +50,16 @@ end
 local now = nowMs()
 laneTimers(base, now, { timers = KEYS[9], grate = KEYS[10], gpause = KEYS[11], paused = KEYS[6], ring = KEYS[5],
   ringset = KEYS[12], glimit = KEYS[13], gactive = KEYS[14], wake = KEYS[15], lanes = KEYS[7], gweight = KEYS[16] })
+-- NOTE: the oldest head, within a budget (see headBack): past it the caller goes on with oldestLanes.
+local oldest, oldestDone = oldestHeads(KEYS[7], base, now, 1, 100)
 local h = rcall('HMGET', KEYS[1], 'submitted', 'completed', 'retried', 'dead', 'reaped', 'cancelled')
 local meta = rcall('HMGET', KEYS[8], 'limit', 'fair')
 return {
   tonumber(h[1]) or 0, tonumber(h[2]) or 0, tonumber(h[3]) or 0, tonumber(h[4]) or 0, tonumber(h[5]) or 0,
   rcall('ZCARD', KEYS[2]), rcall('ZCARD', KEYS[3]), rcall('ZCARD', KEYS[4]),
-  rcall('ZCARD', KEYS[7]), rcall('LLEN', KEYS[5]) + rcall('ZCARD', KEYS[5] .. ':vt'), rcall('SCARD', KEYS[6]),
+  rcall('ZCOUNT', KEYS[7], '-inf', '(1000000000000'), rcall('LLEN', KEYS[5]) + rcall('ZCARD', KEYS[5] .. ':vt'), rcall('SCARD', KEYS[6]),
   completedLastMinute(KEYS[1], now), rcall('HEXISTS', KEYS[8], 'paused'), tonumber(h[6]) or 0,
   tonumber(meta[1]) or -1, meta[2] or 'jobs',
+  oldestDone and 1 or 0, oldest[1] and oldest[1][1] or '', oldest[1] and string.format('%d', oldest[1][2]) or '',
+  string.format('%d', now),
 }

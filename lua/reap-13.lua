@@ -70,7 +70,7 @@ for i = 1, #expired do
       if left == 0 then indexForget(KEYS[10], group, KEYS[4], KEYS[3], KEYS[11], KEYS[12], heldTenant) end
     else
       rcall('HSET', jobKey, 'state', 'pending')
-      markReady(jobKey, now)
+      markReady(jobKey, now, KEYS[10], group)
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
       rcall('ZINCRBY', KEYS[10], '1', group)
     end

@@ -44,7 +44,7 @@ if row[5] then fairOps().settle(base, KEYS[1], group, heldTenant, row[5], nowMs(
 if held and string.byte(held) == 49 then queueRoom(KEYS[8], KEYS[2], 1) end
 rcall('HSET', KEYS[1], 'state', 'pending')
 rcall('HINCRBY', KEYS[1], 'base', 1)
-markReady(KEYS[1], nowMs())
+markReady(KEYS[1], nowMs(), KEYS[9], group)
 rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
 rcall('ZINCRBY', KEYS[9], '1', group)
 ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[8])

@@ -36,7 +36,7 @@ if row[1] ~= 'dead' or not row[3] then return 0 end
 if row[4] and #row[4] > 1 then tenantOps().giveBack(base, KEYS[1], row[3], string.sub(row[4], 2), KEYS[7], KEYS[4]) end
 rcall('ZREM', KEYS[2], id)
 rcall('HSET', KEYS[1], 'state', 'pending', 'base', row[2])
-markReady(KEYS[1], nowMs())
+markReady(KEYS[1], nowMs(), KEYS[9], row[3])
 rcall('ZADD', base .. 'g:' .. row[3] .. ':pending', 0, id)
 rcall('ZINCRBY', KEYS[9], '1', row[3])
 rcall('HDEL', KEYS[1], 'done')

@@ -40,6 +40,8 @@ local rcall = redis.call
 --- @include "admit"
 --- @include "compatMode"
 --- @include "laneDepth"
+--- @include "headBack"
+--- @include "headReady"
 
 local base, id, group, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local dedup = ARGV[5]
@@ -68,14 +70,20 @@ if depthCeilings(base) then
 end
 -- NOTE: as in submitMany, the default mode joins the ring once the lane is counted.
 local deferJoin = not compatMode()
-local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, nowMs(),
+local now = nowMs()
+local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
   KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin, tenant, cost)
 if status == 'ok' then
   rcall('HINCRBY', KEYS[12], 'submitted', '1')
   if laned and retag then tenantOps().adopt(base, group, tenant, KEYS[4], before) end
   if laned then
     local depth = rcall('ZCARD', KEYS[1])
-    rcall('ZADD', KEYS[11], string.format('%d', depth), group)
+    if depth == 1 then
+      -- NOTE: the lane was empty: its head entry goes in with its depth, in the one ZADD (see headBack).
+      rcall('ZADD', KEYS[11], '1', group, headScore(math.min(now, mintMsOf(jobId) or now)), headEntry(group))
+    else
+      rcall('ZADD', KEYS[11], string.format('%d', depth), group)
+    end
     if deferJoin then
       ringJoin(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[9], true, depth > 1 and 'on' or nil)
     end

@@ -39,6 +39,8 @@ local rcall = redis.call
 --- @include "compatMode"
 --- @include "numText"
 --- @include "laneDepth"
+--- @include "headBack"
+--- @include "headReady"
 
 local base = ARGV[1]
 local checkOnly = string.sub(ARGV[2], 1, 1) == '?'
@@ -126,7 +128,7 @@ local now = nowMs()
 -- NOTE: whether any lane is paused or has a ceiling, asked once per call rather than per job.
 if n > 1 then learnSettings(KEYS[3], KEYS[4]) end
 local out = {}
-local added, groups, laneKeys, admitted = {}, {}, {}, 0
+local added, groups, laneKeys, admitted, earliest = {}, {}, {}, 0, {}
 -- NOTE: in the default mode a lane goes on the ring once per call, once it is counted (see below);
 -- compat mode keeps the join of each job's lane as it is admitted, the way it was tested against the
 -- reference.
@@ -157,6 +159,9 @@ for i = 0, n - 1 do
         laneKeys[#groups] = laneKey
       end
       added[g] = before + 1
+      -- NOTE: the earliest ready time of the lane's new jobs, for its head entry (see headBack).
+      local ready = math.min(now, mintMsOf(jobId) or now)
+      if not earliest[g] or ready < earliest[g] then earliest[g] = ready end
     end
   end
 end
@@ -168,7 +173,12 @@ end
 for i = 1, #groups do
   local g, more = groups[i], added[groups[i]]
   local depth = rcall('ZCARD', laneKeys[i])
-  rcall('ZADD', KEYS[9], numText(depth), g)
+  if depth == more then
+    -- NOTE: the lane was empty: its head entry goes in with its depth, in the one ZADD (see headBack).
+    rcall('ZADD', KEYS[9], numText(depth), g, headScore(earliest[g]), headEntry(g))
+  else
+    rcall('ZADD', KEYS[9], numText(depth), g)
+  end
   if not deferJoin then
     -- NOTE: compat mode joined each job's lane as it was admitted.
   elseif depth == more then

@@ -5,3 +5,4 @@ export * from './lane-consumer-options.interface';
 export * from './job-info.interface';
 export * from './queue-event.interface';
 export * from './tenant-info.interface';
+export * from './fair-shares.interface';

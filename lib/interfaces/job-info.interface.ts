@@ -73,6 +73,12 @@ export interface QueueStats {
   fairness: { by: FairnessBy };
   /** Completions per second over the last 60 s (server clock). */
   completedPerSec: number;
+  /**
+   * The largest `headWaitMs` of the queue (how long its longest-waiting lane head has been ready to
+   * serve, paused lanes too) and that lane; null while no lane holds a pending job. The starvation signal.
+   */
+  oldestWaitMs: number | null;
+  oldestLane: string | null;
 }
 
 /** One page of {@link LanesService.scanLanes}. */

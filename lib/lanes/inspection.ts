@@ -1,6 +1,7 @@
 import { LANE_PAGE_MAX, LANE_ROWS_PER_SCRIPT } from '../echomq.constants';
 import type { LaneKeys } from '../redis/lane-keys';
-import type { LaneInfo, LaneJob, LanePage, QueueStats, ScanLanesOptions } from '../interfaces';
+import type { FairShares, LaneHeadWait, LaneInfo, LaneJob, LanePage, QueueStats, ScanLanesOptions, SharesOptions } from '../interfaces';
+import { FairnessViewScripts } from '../scripts/fairness-view-scripts';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
 import { invalidArgument } from '../echomq.messages';
 import { EchoMqError } from '../errors';
@@ -8,6 +9,9 @@ import type { LaneContext } from './lane-context';
 
 const MAX_COUNT = 1_000_000;
 const CURSOR = /^[1-9][0-9]{0,19}$/;
+/** The lane index's head entries ('{h}' + group, scored from 10^12 up; see lua/includes/headBack.lua) beside its lanes. */
+const HEAD_ENTRY = '{h}';
+const DEPTH_CEILING = '(1000000000000';
 
 /**
  * @internal Reads of the queue's state for people and tools: one lane, pages of lanes from the lane
@@ -15,7 +19,11 @@ const CURSOR = /^[1-9][0-9]{0,19}$/;
  * queue's counters (stats).
  */
 export class LaneInspection {
-  constructor(private readonly ctx: LaneContext) {}
+  private readonly fairness: FairnessViewScripts;
+
+  constructor(private readonly ctx: LaneContext) {
+    this.fairness = new FairnessViewScripts(ctx.scripts);
+  }
 
   async lane(queue: string, group: unknown): Promise<LaneInfo> {
     const k = this.ctx.keysOf(queue);
@@ -62,16 +70,30 @@ export class LaneInspection {
     }
     const [next, flat] = await this.ctx.read('scanLanes', k, this.ctx.client.zscan(k.index, cursor, 'COUNT', count));
     const groups: string[] = [];
-    for (let i = 0; i < flat.length; i += 2) groups.push(flat[i]);
+    // NOTE: the index's head entries are not lanes (a group name never holds '{').
+    for (let i = 0; i < flat.length; i += 2) if (!flat[i].startsWith(HEAD_ENTRY)) groups.push(flat[i]);
     return { lanes: await this.rows(k, groups), cursor: next === '0' ? null : next };
   }
 
-  /** The lane index, most pending first (ZREVRANGE: O(log lanes + count)), then each lane's row. */
+  /** The lane index, most pending first (ZREVRANGEBYSCORE below the head entries: O(log lanes + count)), then each lane's row. */
   async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    const names = await this.ctx.read('topLanes', k, this.ctx.client.zrevrange(k.index, 0, n - 1));
+    const names = await this.ctx.read('topLanes', k, this.ctx.client.zrevrangebyscore(k.index, DEPTH_CEILING, '-inf', 'LIMIT', 0, n));
     return this.rows(k, names);
+  }
+
+  /** The `count` lanes whose head jobs have waited longest, longest first (exact; see lua/oldestLanes-1.lua). */
+  async oldestLanes(queue: string, count: unknown): Promise<LaneHeadWait[]> {
+    const k = this.ctx.keysOf(queue);
+    return this.fairness.oldest(k, checkInt('count', count, 1, LANE_PAGE_MAX, k.queue));
+  }
+
+  /** What the lanes were served over the last minute (see lua/laneShares-4.lua). */
+  async shares(queue: string, opts: unknown): Promise<FairShares> {
+    const k = this.ctx.keysOf(queue);
+    const o = checkOptions<SharesOptions>('opts', opts, k.queue);
+    return this.fairness.shares(k, checkOptInt('opts.count', o.count, 1, LANE_PAGE_MAX, k.queue) ?? 10);
   }
 
   /** LaneInfo rows of named lanes, LANE_ROWS_PER_SCRIPT per script call so that none runs long (50: about 0.5 ms). */
@@ -99,7 +121,16 @@ export class LaneInspection {
    * hot path keeps no counter of its own for it.
    */
   async stats(queue: string): Promise<QueueStats> {
-    const s = await this.ctx.scripts.stats(this.ctx.keysOf(queue));
+    const k = this.ctx.keysOf(queue);
+    const s = await this.ctx.scripts.stats(k);
+    let oldest: LaneHeadWait | undefined;
+    if (s.oldestDone) {
+      if (s.oldestLane !== null) oldest = { group: s.oldestLane, headWaitMs: Math.max(0, s.now - s.oldestReady!) };
+    } else {
+      // NOTE: rare (many heads to check since the last read): oldestLanes goes on from what readStats found.
+      const ready = new Map<string, number>(s.oldestLane !== null ? [[s.oldestLane, s.oldestReady!]] : []);
+      [oldest] = await this.fairness.oldest(k, 1, { ready, now: s.now });
+    }
     return {
       totals: { submitted: s.submitted, completed: s.completed, retried: s.retried, dead: s.deadTotal, reaped: s.reaped, cancelled: s.cancelled },
       pending: Math.max(0, s.submitted - s.completed - s.cancelled - s.scheduled - s.active - s.dead),
@@ -113,6 +144,8 @@ export class LaneInspection {
       limit: s.limit,
       fairness: { by: s.fairness },
       completedPerSec: s.completedLastMinute / 60,
+      oldestWaitMs: oldest ? oldest.headWaitMs : null,
+      oldestLane: oldest ? oldest.group : null,
     };
   }
 }

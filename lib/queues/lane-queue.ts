@@ -13,7 +13,7 @@ export const LANE_QUEUE_METHODS = [
   'complete', 'completeMany', 'fail', 'release', 'extend', 'extendMany',
   'reap', 'promote', 'retryDead',
   'weight', 'limit', 'maxDepth', 'ordered', 'rate', 'pause', 'resume', 'pauseQueue', 'resumeQueue',
-  'lane', 'lanes', 'ring', 'peek', 'scanLanes', 'topLanes', 'job', 'position', 'waitFor', 'dead', 'stats',
+  'lane', 'lanes', 'ring', 'peek', 'scanLanes', 'topLanes', 'oldestLanes', 'shares', 'job', 'position', 'waitFor', 'dead', 'stats',
   'cancel', 'drain', 'clean', 'obliterate', 'progress',
   'tenantWeight', 'tenantLimit', 'pauseTenant', 'resumeTenant', 'tenant', 'topTenants', 'queueLimit',
   'fairness',

@@ -23,6 +23,8 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   // scan: clean('completed') and obliterate find the keys no index names; unlink: obliterate's pages
   'scan', 'unlink',
   'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore', 'zincrby', 'zrank',
+  // zrevrangebyscore: topLanes (the lane index below its head entries); zcount, zmscore: stats and shares
+  'zrevrangebyscore', 'zcount', 'zmscore',
 ];
 
 /**

@@ -42,6 +42,10 @@ export interface StatsRow {
   submitted: number; completed: number; retried: number; deadTotal: number; reaped: number;
   scheduled: number; active: number; dead: number; lanes: number; ringLength: number; pausedLanes: number;
   completedLastMinute: number; paused: boolean; cancelled: number; limit: number | null; fairness: FairnessBy;
+  /** The oldest head below is exact (false: its budget ran out, see lua/oldestLanes-1.lua). */
+  oldestDone: boolean; oldestLane: string | null; oldestReady: number | null;
+  /** The server's clock when it read (ms). */
+  now: number;
 }
 
 /** @internal The flat reply of readJob/watchJob (see lua/includes/readJob.lua); null for an empty one. */

@@ -116,6 +116,8 @@ export const SCRIPT_OF = {
   maxDepth: 'maxDepth',
   ordered: 'ordered',
   fairness: 'fairness',
+  shares: 'laneShares',
+  oldestLanes: 'oldestLanes',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -498,6 +500,10 @@ export class LaneScripts {
       paused: r[12] === 1, cancelled: r[13],
       limit: r[14] < 0 ? null : r[14],
       fairness: by,
+      oldestDone: Number(raw[16]) === 1,
+      oldestLane: raw[17] ? String(raw[17]) : null,
+      oldestReady: raw[17] ? Number(raw[18]) : null,
+      now: Number(raw[19]),
     };
   }
 

@@ -66,7 +66,7 @@ const LITERAL = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|'[^'\\,]*'|"[^"\\,]*"|true
 /** Commands that neither write nor publish: a script that calls only these is registered `no-writes`. */
 const READ_COMMANDS = new Set(['TIME', 'EXISTS', 'TYPE', 'PTTL', 'TTL', 'GET', 'MGET', 'STRLEN', 'HGET', 'HMGET', 'HGETALL',
   'HKEYS', 'HVALS', 'HLEN', 'HEXISTS', 'HSCAN', 'LLEN', 'LINDEX', 'LPOS', 'LRANGE', 'SMEMBERS', 'SCARD', 'SISMEMBER',
-  'SSCAN', 'SCAN', 'ZCARD', 'ZCOUNT', 'ZSCORE', 'ZRANK', 'ZREVRANK', 'ZRANGE', 'ZRANGEBYSCORE', 'ZREVRANGE', 'ZREVRANGEBYSCORE']);
+  'SSCAN', 'SCAN', 'ZCARD', 'ZCOUNT', 'ZSCORE', 'ZMSCORE', 'ZRANK', 'ZREVRANK', 'ZRANGE', 'ZRANGEBYSCORE', 'ZREVRANGE', 'ZREVRANGEBYSCORE']);
 
 /** @internal The package's lua/ folder: next to dist/ or lib/ (one level above this file's folder). */
 export const LUA_DIR = join(__dirname, '..', '..', 'lua');

@@ -3,7 +3,8 @@
   indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, tenant)
   The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored
   by its pending depth. Called when a lane's active count has just reached 0: a lane that has no
-  pending job left and no setting (pause, ceiling, weight, rate) then leaves the index, and its
+  pending job left and no setting (pause, ceiling, weight, rate) then leaves the index (with its head
+  entry, in the same ZREM: see headBack), and its
   tenant (emq:{q}:g:<group>:tenant, and its place in emq:{q}:t:<tenant>:lanes; a tenant left with
   no lane leaves emq:{q}:tenants) goes with it.
   `tenant`: the lane's tenant when the caller knows it (the row of the job that just ended names
@@ -27,7 +28,7 @@ local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, gra
   end
   -- NOTE: a forgotten lane holds no job, so it forgets its tenant too (the jobs still scheduled or
   -- dead carry it in their rows, see laneRing).
-  if rcall('ZREM', indexKey, group) == 1 then
+  if rcall('ZREM', indexKey, group, '{h}' .. group) > 0 then
     local base = string.sub(indexKey, 1, -6)
     if tenant == nil then tenant = rcall('GET', base .. 'g:' .. group .. ':tenant') end
     if tenant then

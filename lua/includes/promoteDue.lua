@@ -36,7 +36,7 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
       if row[3] then orderedLane().unhold(base, group, jobKey, glimitKey) end
       if row[2] and #row[2] > 1 then tenantOps().giveBack(base, jobKey, group, string.sub(row[2], 2), gactiveKey, ringSetKey) end
       rcall('HSET', jobKey, 'state', 'pending')
-      markReady(jobKey, tonumber(due[i + 1]))
+      markReady(jobKey, tonumber(due[i + 1]), indexKey, group)
       rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
       -- NOTE: filled, as a submit's: the lane has just gained a job, so in compat mode its depth says
       -- where it is and no ring scan is needed.

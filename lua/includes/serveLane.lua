@@ -1,6 +1,7 @@
 --- @include "laneRing"
 --- @include "indexForget"
 --- @include "numText"
+--- @include "servedShare"
 --[[
   serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   Serves up to `want` heads of the lane the caller's ring step has just given (see ringOps):
@@ -24,6 +25,7 @@
   ends the job asks whether it made room (see queueRoom); a queue without one reads nothing then. `x.now`: the
   call's server time (a `time` claim's mark, a rowless entry's death), so no turn asks TIME again;
   `x.weighted`, set here once per call, whether any lane of the queue has a weight.
+  What it served is counted for shares() (servedShare: one ZINCRBY per lane per call).
   Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
   %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
@@ -104,7 +106,10 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       rcall('HINCRBY', x.stats, 'dead', '1')
     end
   end
-  if served > 0 then rcall('HINCRBY', gactiveKey, group, numText(served)) end
+  if served > 0 then
+    rcall('HINCRBY', gactiveKey, group, numText(served))
+    servedShare(base, group, served, work, x.now)
+  end
   -- NOTE: the depth left is counted (ZCARD) and written to the index as it is (ZADD): cheaper
   -- than a ZINCRBY, whose reply Redis formats as a double, and right even where another writer
   -- changed the lane without the index (compat mode).

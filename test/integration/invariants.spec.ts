@@ -3,7 +3,8 @@ import IORedis from 'ioredis';
 import { TestRedisServer } from '../support/redis-server';
 import { lanesOn } from '../support/lanes';
 import { engineFixture, keysOf, serverTimeMs, waitPastServerTime } from '../support/engine';
-import { mintJobId } from '../../lib/ids/job-id';
+import { mintJobId, mintTimeOf } from '../../lib/ids/job-id';
+import { splitAt } from '../../lib/scripts/job-ready-time';
 import { EchoMqError } from '../../lib/errors';
 import type { LanesService } from '../../lib/lanes.service';
 import { ForeignWriter } from '../support/foreign-writer';
@@ -351,7 +352,11 @@ describe('invariants under a seeded random run', () => {
     const [indexFlat, weights, rates] = await Promise.all([
       client.zrange(k.index, 0, -1, 'WITHSCORES'), client.hgetall(k.weight), client.hgetall(k.rate)]);
     const indexed: Record<string, number> = {};
-    for (let i = 0; i < indexFlat.length; i += 2) indexed[indexFlat[i]] = Number(indexFlat[i + 1]);
+    const heads: Record<string, number> = {};
+    for (let i = 0; i < indexFlat.length; i += 2) {
+      if (indexFlat[i].startsWith('{h}')) heads[indexFlat[i].slice(3)] = Number(indexFlat[i + 1]);
+      else indexed[indexFlat[i]] = Number(indexFlat[i + 1]);
+    }
     const expectedIndex: Record<string, number> = {};
     for (const g of GROUPS) {
       const d = depth.get(g)!.length;
@@ -361,6 +366,19 @@ describe('invariants under a seeded random run', () => {
     // NOTE: not in compat mode: the foreign writer (as the reference) enqueues, claims and sets
     // ceilings without the lane index, so there it only holds for what our scripts did.
     if (!compat) expect({ when, index: indexed }).toEqual({ when, index: expectedIndex });
+    // Its head entries (lua/includes/headBack.lua): every lane holding pending jobs has one, scored at
+    // most its head's ready time; an entry of a lane with none is only left over, never another name.
+    if (!compat) {
+      for (const g of GROUPS) {
+        const ids = depth.get(g)!;
+        if (ids.length === 0) continue;
+        const head = ids[0];
+        const at = splitAt(rows.get(head)?.at);
+        const ready = at.ready ?? (at.submitted || mintTimeOf(head));
+        if (heads[g] === undefined || heads[g] > ready) fail(`lane ${g}'s head entry is ${heads[g]}, its head ${head} was ready at ${ready}`);
+      }
+      for (const g of Object.keys(heads)) if (!GROUPS.includes(g)) fail(`a head entry names ${g}, not a lane`);
+    }
 
     // stats (read first, above): the totals agree with what the clients saw, the counts with the keys.
     const pendingNow = [...depth.values()].reduce((a, ids) => a + ids.length, 0);
@@ -791,7 +809,8 @@ describe('invariants under a seeded random run', () => {
       // NOTE: the foreign writer keeps no dedup index, so dedup keys of jobs it completed stay behind.
       const leftovers = compat ? ['gweight', 'stats', 'wake', 'lanes', 'dedup'] : ['gweight', 'stats', 'wake', 'lanes'];
       // The last minute's per-second completion buckets (stats:<second>) stay, each until it expires.
-      const buckets = left.filter((key) => /^stats:\d+$/.test(key));
+      // So do the shares' per-10-second served buckets (served:<n>, lua/includes/servedShare.lua).
+      const buckets = left.filter((key) => /^(stats|served|work):\d+$/.test(key));
       for (const key of buckets) expect(await client.pttl(keysOf(q).base + key)).toBeGreaterThan(0);
       // Kept rows not yet expired stay too (the last check found each as it should be).
       const keptIdOf = new Map(await Promise.all(left.filter((key) => key.startsWith('kept:'))
@@ -803,7 +822,9 @@ describe('invariants under a seeded random run', () => {
       // NOTE: not in compat mode: the foreign writer enqueues, claims and sets ceilings without it.
       if (!compat) {
         const weighted = Object.keys(await client.hgetall(keysOf(q).weight)).sort();
-        const indexed = await client.zrange(keysOf(q).index, 0, -1, 'WITHSCORES');
+        // NOTE: a weighted lane emptied by a claim may keep its head entry (the read that finds it empty removes it).
+        const indexed = (await client.zrange(keysOf(q).index, 0, -1, 'WITHSCORES'))
+          .flatMap((v, i, all) => (i % 2 === 0 && !v.startsWith('{h}') ? [v, all[i + 1]] : []));
         expect(indexed.filter((_, i) => i % 2 === 0).sort()).toEqual(weighted);
         expect(new Set(indexed.filter((_, i) => i % 2 === 1))).toEqual(new Set(weighted.length ? ['0'] : []));
       }

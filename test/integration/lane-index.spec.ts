@@ -174,7 +174,12 @@ describe('position, scanLanes, topLanes and stats', () => {
       pending: pendingNow, scheduled: 1, active: 0, dead: await client.zcard(k.dead),
       lanes: 3, ringLength: await client.llen(k.ring), pausedLanes: 1, paused: false, limit: null, fairness: { by: 'jobs' },
       completedPerSec: s.completedPerSec,
+      oldestWaitMs: s.oldestWaitMs, oldestLane: s.oldestLane,
     });
+    // The oldest head is one of the lanes holding pending jobs, and as old as the oldest of theirs.
+    const rows = (await lanes.lanes(q)).filter((l) => l.headWaitMs !== null);
+    expect(rows.map((l) => l.group)).toContain(s.oldestLane);
+    expect(s.oldestWaitMs!).toBeGreaterThanOrEqual(Math.max(...rows.map((l) => l.headWaitMs!)) - 50);
     expect(s.pending + s.scheduled + s.active + s.dead + s.totals.completed).toBe(31);
   });
 });

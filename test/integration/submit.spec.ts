@@ -200,7 +200,11 @@ describe('submit, submitMany, complete and the lane listing', () => {
     const bucket = Object.keys(snap).filter((key) => key.startsWith(`${k.stats}:`));
     expect(bucket.length === 1 || bucket.length === 2).toBe(true);
     for (const key of bucket) expect(await client.pttl(key)).toBeGreaterThan(59_000);
-    expect(Object.keys(snap).filter((key) => key !== k.stats && key !== k.wake && !bucket.includes(key))).toEqual([]);
+    // And the shares' bucket of what was served (served:<n>, lua/includes/servedShare.lua), which expires after 80 s.
+    const servedBuckets = Object.keys(snap).filter((key) => key.startsWith(`${k.base}served:`));
+    expect(servedBuckets.length === 1 || servedBuckets.length === 2).toBe(true);
+    for (const key of servedBuckets) expect(await client.pttl(key)).toBeGreaterThan(70_000);
+    expect(Object.keys(snap).filter((key) => key !== k.stats && key !== k.wake && !bucket.includes(key) && !servedBuckets.includes(key))).toEqual([]);
     expect(await lanes.stats(q)).toMatchObject({ totals: { submitted: 3, completed: 3, retried: 0, dead: 0, reaped: 0 }, pending: 0, lanes: 0, paused: false });
     expect(await lanes.lanes(q)).toEqual([]);
   });

@@ -1,0 +1,35 @@
+--[[
+  The lane index (emq:{q}:lanes) holds two kinds of member: a lane, its group name, scored by its
+  pending depth; and that lane's head entry, '{h}' .. group (a group name never holds '{'), scored by
+  a lower bound, in ms since the epoch, on when its head job became ready to serve (headReady). Depths
+  stay below HEAD_FLOOR (10^12) and ready times above it, so each kind is one score range of the one
+  set: the lanes with most pending are the top of the first range, the oldest heads the bottom of the
+  second. One index, so the hot path pays no call for head age:
+  - a submit that finds its lane empty writes the head entry in the same ZADD as the lane's depth;
+  - a job put back in its lane (markReady: a retry, a reap, a hand-back, a promotion, retryDead)
+    lowers the bound to its ready time (ZADD LT), in the call that raises the depth;
+  - a claim writes nothing: the jobs after a served head are later in mint order, and a job that
+    comes back is ready no earlier than it came back, so the bound still holds for every later head;
+  - the entry leaves with its lane (indexForget); one left by a lane emptied by a claim while it
+    keeps active jobs or a setting is removed by the read that finds the lane empty.
+  The reads (oldestHeads) check the heads in order of their bounds, exactly (headReady), stop at a
+  bound past the oldest found, and raise each bound they can to the head's mint time (a bound then
+  stays close, so the next read checks few lanes).
+  headEntry(group) -> the head entry's member; headScore(ms) -> its score as text;
+  headBack(indexKey, group, readyAt): a job of the lane became ready at readyAt (ms, server clock).
+  The reads are in oldestHeads.
+]]
+local HEAD_FLOOR = 1000000000000
+
+local function headEntry(group)
+  return '{h}' .. group
+end
+
+local function headScore(ms)
+  return string.format('%d', math.max(HEAD_FLOOR, math.floor(ms)))
+end
+
+local function headBack(indexKey, group, readyAt)
+  rcall('ZADD', indexKey, 'LT', headScore(readyAt), '{h}' .. group)
+end
+
