@@ -1,6 +1,6 @@
 'use strict';
 // inspect: what the reads for people and tools cost the server on a large queue — scanLanes (a
-// whole pass), topLanes, stats and position on a queue of 100,000 lanes (two jobs each, a few lanes
+// whole pass), topLanes, stats, shares, oldestLanes and position on a queue of 100,000 lanes (two jobs each, a few lanes
 // deeper) — alone, and the longest server script while they run beside a claim/complete load.
 //
 // Alone: each read's own script time, from INFO commandstats (usec of EVAL + EVALSHA) bracketed
@@ -17,7 +17,7 @@ const { loadScripts } = require('../../dist/scripts/lua-loader');
 
 /** sha1 -> script name, to tell the reads' scripts from the load's in SLOWLOG. */
 const SCRIPT_OF_SHA = new Map(loadScripts().map((s) => [createHash('sha1').update(s.lua).digest('hex'), s.name]));
-const READS = new Set(['laneRows', 'readStats', 'locateJob']);
+const READS = new Set(['laneRows', 'readStats', 'locateJob', 'laneShares', 'oldestLanes']);
 
 const SLOW_US = 500;
 const SLOWLOG_ROOM = 100_000;
@@ -54,7 +54,7 @@ async function run(ctx) {
   const readerClient = server.client();
   const lanes = echoLanes(client);
   const reader = echoLanes(readerClient);
-  const alone = { stats: [], top10: [], top1000: [], scanPage: [], position: [], positionExact: [] };
+  const alone = { stats: [], top10: [], top1000: [], scanPage: [], position: [], positionExact: [], shares1000: [], oldest1000: [] };
   const longest = [];
   const overLimit = [];
   const loadLongest = [];
@@ -81,6 +81,10 @@ async function run(ctx) {
         alone.top1000.push((await scriptUs(admin, () => reader.topLanes(queueName, 1_000))).us);
         alone.position.push((await scriptUs(admin, () => reader.position(queueName, sample[(i * 13) % sample.length]))).us);
         alone.positionExact.push((await scriptUs(admin, () => reader.position('inspect-small', small[1]))).us);
+        const shares = await scriptUs(admin, () => reader.shares(queueName, { count: 1_000 }));
+        alone.shares1000.push(shares.us);
+        const oldest = await scriptUs(admin, () => reader.oldestLanes(queueName, 1_000));
+        alone.oldest1000.push(oldest.us);
       }
       let cursor;
       do {
@@ -114,6 +118,8 @@ async function run(ctx) {
           c = page.cursor ?? undefined;
           await reader.stats(queueName);
           await reader.topLanes(queueName, 1_000);
+          await reader.shares(queueName, { count: 1_000 });
+          await reader.oldestLanes(queueName, 1_000);
           await reader.position(queueName, sample[Math.floor(Math.random() * sample.length)]);
         } while (c);
       })();
@@ -156,7 +162,7 @@ async function run(ctx) {
   const row = (metric, values, extra = {}) => makeRow({ scenario: 'inspect', metric, unit: 'µs', better: 'lower', digits: 0, echomq: values, bullmqNote: 'no lanes', ...extra });
   return {
     rows: [
-      row(`longest server script while scanLanes, topLanes, stats and position run under load, ${lanesText} lanes`, longest,
+      row(`longest server script while scanLanes, topLanes, stats, shares, oldestLanes and position run under load, ${lanesText} lanes`, longest,
         { unit: 'ms', digits: 2, target: { text: '≤ 5 ms', check: (r) => r.echomq.max <= 5 } }),
       row(`control: longest claim/complete/submit script in the same windows (their usual cost is tens of µs), ${lanesText} lanes`, loadLongest,
         { unit: 'ms', digits: 2 }),
@@ -164,6 +170,8 @@ async function run(ctx) {
       row(`topLanes(10): script µs per call, ${lanesText} lanes`, [median(alone.top10)]),
       row(`topLanes(1,000): script µs per call (20 row scripts), ${lanesText} lanes`, [median(alone.top1000)]),
       row(`scanLanes page of ~1,000: script µs per page (20 row scripts; ZSCAN is a plain command), ${lanesText} lanes`, [median(alone.scanPage)]),
+      row(`shares({ count: 1,000 }): script µs per call (a candidates, a sums and 500-lane rows scripts), ${lanesText} lanes`, [median(alone.shares1000)]),
+      row(`oldestLanes(1,000): script µs per call (scripts of at most 200 heads), ${lanesText} lanes`, [median(alone.oldest1000)]),
       row(`position(): script µs per call, ring of ${lanesText} lanes (bound)`, [median(alone.position)]),
       row('position(): script µs per call, ring of 1,000 lanes (exact)', [median(alone.positionExact)]),
     ],

@@ -1,11 +1,15 @@
-import type { FairShares, LaneHeadWait } from '../interfaces';
+import type { FairShares, LaneHeadWait, LaneShare } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneScripts } from './lane-scripts';
 
+/** Lanes one laneShares 'rows' call reads (its ZMSCORE and MGET take them as arguments). */
+const SHARE_ROWS_PER_CALL = 500;
+/** The window shares() counts over (lua/laneShares-4.lua). */
+const WINDOW_MS = 60_000;
 /** Heads one oldestLanes call checks at most: about 0.5 ms of server time. */
 const HEADS_PER_CALL = 200;
-/** Calls one read of the oldest heads makes at most (a queue whose heads are mostly callers' own ids can need many). */
-const OLDEST_CALLS_MAX = 50;
+/** Calls one read of the oldest heads makes at most: 200,000 heads (all 100,000 lanes of a queue upgraded from 0.2, at their floor). */
+const OLDEST_CALLS_MAX = 1_000;
 
 /** @internal Where one read of the oldest heads has got to: the oldest found so far, by lane. */
 export interface OldestSoFar {
@@ -17,17 +21,53 @@ export interface OldestSoFar {
 export class FairnessViewScripts {
   constructor(private readonly scripts: LaneScripts) {}
 
-  /** What the lanes were served over the last minute, with their entitlements and Jain's index. */
+  /**
+   * What the lanes were served over the last minute, with their entitlements and Jain's index: the
+   * candidates (one call), their counts (a call per 500), the weights behind `entitled` (one call),
+   * so that no script runs long on a large queue (see lua/laneShares-4.lua).
+   */
   async shares(k: LaneKeys, count: number): Promise<FairShares> {
-    const r = (await this.scripts.run('shares', k.queue, 'laneShares', [k.index, k.weight, k.meta, k.tenants], [k.base, count])) as (string | number)[];
-    const lanes: FairShares['lanes'] = [];
-    for (let i = 2; i + 6 < r.length; i += 7) {
-      lanes.push({
-        group: String(r[i]), tenant: r[i + 1] ? String(r[i + 1]) : null, served: Number(r[i + 2]), work: Number(r[i + 3]),
-        weight: Number(r[i + 4]), entitled: Number(r[i + 5]), backlogged: Number(r[i + 6]) === 1,
-      });
-    }
-    return { windowMs: Number(r[0]), lanes, jain: r[1] === '' || r[1] == null ? null : Number(r[1]) };
+    const keys = [k.index, k.weight, k.meta, k.tenants];
+    const top = (await this.scripts.run('shares', k.queue, 'laneShares', keys, [k.base, 'top', count])) as string[];
+    const now = top[0];
+    const byWork = Number(top[1]) === 1;
+    const names = top.slice(2);
+    const split = names.indexOf('');
+    const servedMost = new Set(names.slice(0, split));
+    names.splice(split, 1);
+    const chunks: string[][] = [];
+    for (let i = 0; i < names.length; i += SHARE_ROWS_PER_CALL) chunks.push(names.slice(i, i + SHARE_ROWS_PER_CALL));
+    const [sums, ...rows] = await Promise.all([
+      this.scripts.run('shares', k.queue, 'laneShares', keys, [k.base, 'sums']) as Promise<string[]>,
+      ...chunks.map((chunk) => this.scripts.run('shares', k.queue, 'laneShares', keys, [k.base, 'rows', now, ...chunk]) as Promise<string[]>),
+    ]);
+    const topSum = Number(sums[0]);
+    const tenants = new Map<string, { weight: number; sum: number }>();
+    for (let i = 1; i + 2 < sums.length; i += 3) tenants.set(sums[i], { weight: Number(sums[i + 1]), sum: Number(sums[i + 2]) });
+
+    const lanes: LaneShare[] = [];
+    const xs: number[] = [];
+    rows.flat().forEach((_, at, flat) => {
+      if (at % 5 !== 0) return;
+      const group = names[at / 5];
+      const served = Math.round(Number(flat[at]));
+      const work = byWork ? Math.round(Number(flat[at + 1]) * 1000) / 1000 : served;
+      const depth = Number(flat[at + 2]);
+      const weight = Number(flat[at + 3]);
+      const tenant = flat[at + 4] || null;
+      const backlogged = depth > 0;
+      if (backlogged) xs.push(work / weight);
+      if (!servedMost.has(group) || served === 0) return;
+      let entitled = 0;
+      const t = tenant ? tenants.get(tenant) : undefined;
+      if (backlogged && t && t.sum > 0 && topSum > 0) entitled = (t.weight / topSum) * (weight / t.sum);
+      else if (backlogged && topSum > 0) entitled = weight / topSum;
+      lanes.push({ group, tenant, served, work, weight, entitled: Math.min(1, entitled), backlogged });
+    });
+    lanes.sort((a, b) => b.served - a.served || (a.group < b.group ? -1 : 1));
+    const sum = xs.reduce((a, x) => a + x, 0);
+    const squares = xs.reduce((a, x) => a + x * x, 0);
+    return { windowMs: WINDOW_MS, lanes: lanes.slice(0, count), jain: xs.length >= 2 && squares > 0 ? (sum * sum) / (xs.length * squares) : null };
   }
 
   /**
@@ -36,11 +76,13 @@ export class FairnessViewScripts {
    */
   async oldest(k: LaneKeys, count: number, from?: OldestSoFar): Promise<LaneHeadWait[]> {
     const known = from ?? { ready: new Map<string, number>(), now: 0 };
+    let after: [string, string] = ['', ''];
     for (let call = 0; call < OLDEST_CALLS_MAX; call++) {
       const below = known.ready.size >= count ? [...known.ready.values()].sort((a, b) => a - b)[count - 1] : '';
-      const r = (await this.scripts.run('oldestLanes', k.queue, 'oldestLanes', [k.index], [k.base, count, HEADS_PER_CALL, below])) as string[];
+      const r = (await this.scripts.run('oldestLanes', k.queue, 'oldestLanes', [k.index], [k.base, count, HEADS_PER_CALL, below, ...after])) as string[];
       known.now = Number(r[1]);
-      for (let i = 2; i + 1 < r.length; i += 2) known.ready.set(String(r[i]), Number(r[i + 1]));
+      after = [String(r[2]), String(r[3])];
+      for (let i = 4; i + 1 < r.length; i += 2) known.ready.set(String(r[i]), Number(r[i + 1]));
       if (Number(r[0]) === 1) break;
     }
     return [...known.ready.entries()].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1)).slice(0, count)

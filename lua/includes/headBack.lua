@@ -8,8 +8,10 @@
   - a submit that finds its lane empty writes the head entry in the same ZADD as the lane's depth;
   - a job put back in its lane (markReady: a retry, a reap, a hand-back, a promotion, retryDead)
     lowers the bound to its ready time (ZADD LT), in the call that raises the depth;
-  - a claim writes nothing: the jobs after a served head are later in mint order, and a job that
-    comes back is ready no earlier than it came back, so the bound still holds for every later head;
+  - a claim that leaves jobs in the lane sets the bound to the mint time of the new head (one ZRANGE),
+    in the ZADD of the depth it writes anyway: every job left sorts after the head, so was minted no
+    earlier, and is ready no earlier than its mint (a job that comes back: than it came back). So the
+    bound is the head's ready time itself, but for a head that came back from a delay or a retry;
   - the entry leaves with its lane (indexForget); one left by a lane emptied by a claim while it
     keeps active jobs or a setting is removed by the read that finds the lane empty.
   The reads (oldestHeads) check the heads in order of their bounds, exactly (headReady), stop at a

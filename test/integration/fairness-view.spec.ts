@@ -70,7 +70,7 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
       expect((await lanes.stats(q)).oldestLane).toBe('held');
       // 'busy' fails once: back in its lane now, so its head is younger than held's.
       const j = (await lanes.claim(q))!;
-      expect(await lanes.fail(q, j.id, j.attempt, 'x', { maxAttempts: 3, backoff: { type: 'fixed', delayMs: 0 } })).toBe('retry');
+      expect(await lanes.fail(q, j.id, j.attempt, 'x', { maxAttempts: 3, backoff: { delayMs: 0 } })).toBe('retry');
       const oldest = await lanes.oldestLanes(q, 2);
       expect(oldest.map((o) => o.group)).toEqual(['held', 'busy']);
       expect(oldest[1].headWaitMs).toBeLessThan(oldest[0].headWaitMs);
@@ -117,7 +117,7 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
             const j = held.shift();
             if (!j) continue;
             if (step.kind === 'complete') await lanes.complete(q, j.id, j.attempt);
-            else if (step.kind === 'retry') await lanes.fail(q, j.id, j.attempt, 'x', { maxAttempts: 10, backoff: { type: 'fixed', delayMs: 0 } });
+            else if (step.kind === 'retry') await lanes.fail(q, j.id, j.attempt, 'x', { maxAttempts: 10, backoff: { delayMs: 0 } });
             else await lanes.release(q, j.id, j.attempt);
           } else if (step.kind === 'pause') {
             await lanes.pause(q, GROUPS[step.g]);
@@ -127,7 +127,7 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
             const [id] = await lanes.peek(q, GROUPS[step.g], 1);
             if (id) await lanes.cancel(q, id);
           } else {
-            await sleep(step.ms);
+            await sleep((step as { ms: number }).ms);
           }
           // What the index says against every lane's own head (read just before: the index read is later, so older by the gap).
           const before = await serverTimeMs(client);
