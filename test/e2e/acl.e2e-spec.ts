@@ -120,6 +120,8 @@ describe('ACL: least privilege', () => {
     expect(stats.totals.completed).toBe(again.length);
     expect((await call('scanLanes', () => lanes.scanLanes(q))).lanes.length).toBeGreaterThan(0);
     expect((await call('topLanes', () => lanes.topLanes(q, 5))).length).toBeGreaterThan(0);
+    expect((await call('shares', () => lanes.shares(q, { count: 5 }))).lanes.length).toBeGreaterThan(0);
+    expect(Array.isArray(await call('oldestLanes', () => lanes.oldestLanes(q, 5)))).toBe(true);
     // The boot's walk of a queue from before 0.2 (it warns rather than throws: the mark says it ran).
     await call('adoptLanes', () => lanes.adoptLanes([q]));
     expect(await admin.hget(`emq:{${q}}:meta`, 'adopt')).toBe('done');
