@@ -15,6 +15,10 @@ export const SNAPSHOT_POSITIONS = 10;
 export const SNAPSHOT_RING = 20;
 /** @internal Tenants listed per snapshot (the ones with most pending, and those of the listed lanes). */
 export const SNAPSHOT_TENANTS = 20;
+/** @internal Lanes of the fairness view read by their service in the last minute (the ones served most). */
+export const SNAPSHOT_SHARES = 20;
+/** @internal Lanes of the fairness view read by their head's age (the longest waits), beside those served most. */
+export const SNAPSHOT_OLDEST = 10;
 /** @internal Dead letters listed per snapshot (the latest). */
 export const SNAPSHOT_DEAD = 20;
 /** @internal How often the live stream looks for changes while someone watches. */

@@ -12,10 +12,17 @@ export type DashboardTenant = TenantInfo;
 /** @internal Where a pending job stands. */
 export type DashboardPosition = LanePosition;
 
+/** @internal What each lane was served over the last minute, beside what its weight entitles it to. */
+export type DashboardShares = Awaited<ReturnType<LanesService['shares']>>;
+
+/** @internal A lane and how long its head job has waited (the oldest heads first). */
+export type DashboardHeadWait = Awaited<ReturnType<LanesService['oldestLanes']>>[number];
+
 /**
  * @internal The reads the dashboard makes, all on `LanesService` and each bounded by a page size,
  * never by the number of lanes: stats, top lanes, pages of lanes, one lane, the ring's head, a
- * lane's head job and where it stands, dead letters, the top tenants and one tenant. It never calls `lanes()` (O(lanes)).
+ * lane's head job and where it stands, dead letters, the top tenants and one tenant, the lanes served
+ * most in the last minute and the lanes whose heads have waited longest. It never calls `lanes()` (O(lanes)).
  */
 export class LanesReads {
   constructor(private readonly lanes: LanesService) {}
@@ -59,5 +66,15 @@ export class LanesReads {
 
   dead(queue: string, offset: number, count: number): Promise<LaneJob[]> {
     return this.lanes.dead(queue, { offset, count });
+  }
+
+  /** The `count` lanes served most over the window, with their entitled shares and the window's Jain index. */
+  shares(queue: string, count: number): Promise<DashboardShares> {
+    return this.lanes.shares(queue, { count });
+  }
+
+  /** The `count` lanes whose head jobs have waited longest, longest first. */
+  oldestLanes(queue: string, count: number): Promise<DashboardHeadWait[]> {
+    return this.lanes.oldestLanes(queue, count);
   }
 }

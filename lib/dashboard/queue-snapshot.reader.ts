@@ -3,6 +3,7 @@ import { LanesService, type LaneJob } from '../index';
 import {
   PAYLOAD_PREVIEW_CHARS, SNAPSHOT_DEAD, SNAPSHOT_LANES, SNAPSHOT_POSITIONS, SNAPSHOT_RING, SNAPSHOT_TENANTS,
 } from './dashboard.constants';
+import { FairnessView, FairnessViewReader } from './fairness-view.reader';
 import { DashboardLane, DashboardPosition, DashboardStats, DashboardTenant, LanesReads } from './lanes-reads';
 
 /** @internal A lane row of the page, with where its head job stands when known. */
@@ -23,6 +24,8 @@ export interface QueueSnapshot {
   /** The tenants with most pending and the tenants of the listed lanes (the page groups lanes under them). */
   tenants: DashboardTenant[];
   dead: DeadRow[];
+  /** Who got what share of the last minute against their entitlement, the oldest heads, the ring's head drawn. */
+  fairness: FairnessView;
   /** Host ms spent reading this snapshot from the server. */
   readMs: number;
 }
@@ -34,30 +37,36 @@ export interface QueueSnapshot {
 @Injectable()
 export class QueueSnapshotReader {
   readonly reads: LanesReads;
+  private readonly fairness: FairnessViewReader;
 
   constructor(lanes: LanesService) {
     this.reads = new LanesReads(lanes);
+    this.fairness = new FairnessViewReader(this.reads);
   }
 
   async snapshot(queue: string, laneCount = SNAPSHOT_LANES): Promise<QueueSnapshot> {
     const started = Date.now();
-    const [stats, lanes, ring, top] = await Promise.all([
+    const [stats, lanes, ring, top, fair] = await Promise.all([
       this.reads.stats(queue),
       this.reads.topLanes(queue, laneCount),
       this.reads.ring(queue, SNAPSHOT_RING),
       this.reads.topTenants(queue, SNAPSHOT_TENANTS),
+      this.fairness.read(queue),
     ]);
-    const [rows, dead, tenants] = await Promise.all([
+    const [rows, dead, extra] = await Promise.all([
       this.withHeads(queue, lanes, SNAPSHOT_POSITIONS),
       this.latestDead(queue, stats.dead, SNAPSHOT_DEAD),
-      this.tenantsOf(queue, top, lanes),
+      this.fairness.missingLanes(queue, fair, ring, lanes),
     ]);
-    return { queue, at: Date.now(), stats, ring, lanes: rows, tenants, dead, readMs: Date.now() - started };
+    const known = [...lanes, ...extra];
+    const tenants = await this.tenantsOf(queue, [...top, ...this.fairness.ringTenants(ring)], known);
+    const fairness = this.fairness.build(stats, fair, ring, known, tenants);
+    return { queue, at: Date.now(), stats, ring, lanes: rows, tenants, dead, fairness, readMs: Date.now() - started };
   }
 
   /**
-   * The tenants `top` names and those of `lanes`, each read once: at most SNAPSHOT_TENANTS plus one
-   * per listed lane. A queue without tenants (and every compat one) reads none.
+   * The tenants `top` names and those of `lanes`, each read once: at most SNAPSHOT_TENANTS and the
+   * ring's tenants, plus one per listed lane. A queue without tenants (and every compat one) reads none.
    */
   async tenantsOf(queue: string, top: string[], lanes: DashboardLane[]): Promise<DashboardTenant[]> {
     const names = new Set(top);
