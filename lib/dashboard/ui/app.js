@@ -4,8 +4,10 @@ import { get, post, stream } from './api.js';
 import { renderCards } from './cards.js';
 import { backlogBar } from './chart.js';
 import { byId, clock, count, duration, el, fill } from './dom.js';
+import { renderFairness, renderFairnessLegend, tickFairness } from './fairness.js';
 import { showJob, wireJobView } from './job-view.js';
-import { groupedRows, ringItem, wireTenantPanel } from './tenants.js';
+import { renderRing } from './ring.js';
+import { groupedRows, wireTenantPanel } from './tenants.js';
 
 const state = {
   config: null,
@@ -44,17 +46,6 @@ function setLive(s) {
   }
   live.className = `live ${s === 'on' ? 'on' : 'off'}`;
   live.textContent = s === 'on' ? 'live' : s === 'closed' ? 'disconnected' : 'reconnecting…';
-}
-
-function renderRing(frame) {
-  const ring = byId('ring');
-  if (frame.ring.length === 0) {
-    fill(ring, el('li', { className: 'empty', text: 'no lane is serviceable' }));
-    return;
-  }
-  const more = frame.stats.ringLength - frame.ring.length;
-  fill(ring, ...frame.ring.map(ringItem),
-    more > 0 ? el('li', { className: 'empty', text: `+ ${count(more)} more` }) : null);
 }
 
 // ---- lanes ----
@@ -318,7 +309,8 @@ function render(frame) {
   state.frame = frame;
   state.tenants = new Map((frame.tenants || []).map((t) => [t.tenant, t]));
   renderCards(frame);
-  renderRing(frame);
+  renderFairness(frame, state.tenants);
+  renderRing(frame, byId('ring'), byId('ring-wheel'));
   renderTopLanes(frame);
   renderDead(frame);
   if (state.config && !state.config.readOnly) {
@@ -386,7 +378,11 @@ async function main() {
   byId('lanes-more').addEventListener('click', () => (state.view === 'search' ? runSearch(state.search.text, state.search.cursor) : showMore()));
   byId('search-text').disabled = false;
   byId('search-go').disabled = false;
-  setInterval(tickHeadAges, 1_000);
+  renderFairnessLegend();
+  setInterval(() => {
+    tickHeadAges();
+    tickFairness();
+  }, 1_000);
   if (queues.length === 0) {
     setLive('closed');
     toast('No queue to show: pass queues to EchoMqDashboardModule.forRoot, or add a @LaneConsumer.', true);
