@@ -6,6 +6,7 @@ import { ClaimLoopOrchestrator } from '../runner/claim-loop.orchestrator';
 import { JobObservers } from '../runner/job-observers';
 import { ECHOMQ_METRICS_OPTIONS, EchoMqMetricsOptions } from './echomq-metrics.options';
 import type { QueueSnapshot } from './queue-snapshot';
+import { ServedTally } from './served-tally';
 
 const TOTAL_EVENTS = ['submitted', 'completed', 'retried', 'dead', 'reaped', 'cancelled'] as const;
 const JOB_STATES = ['pending', 'scheduled', 'active', 'dead'] as const;
@@ -15,9 +16,10 @@ const ERROR_LOG_EVERY_MS = 60_000;
 
 /**
  * @internal The EchoMQ metrics in a prom-client registry. The queue's totals and gauges are read
- * from the server when the registry is scraped (one `stats`, one `topLanes` and one `topTenants` call per queue, shared
- * by every metric of that scrape), so every process reports the same numbers and adding pods never
- * double-counts; the histograms are this process's own, fed by its claim loops.
+ * from the server when the registry is scraped (one `stats`, `topLanes`, `topTenants`, `oldestLanes`
+ * and `shares` call per queue, each bounded by the top counts and shared by every metric of that
+ * scrape), so every process reports the same numbers and adding pods never double-counts; the
+ * histograms and `echomq_lane_served_total` are this process's own, fed by its claim loops.
  */
 @Injectable()
 export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
@@ -29,6 +31,7 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
   private removeObserver?: () => void;
   private inFlight?: Promise<QueueSnapshot[]>;
   private lastErrorLog = 0;
+  private readonly served: ServedTally;
 
   constructor(
     @Inject(ECHOMQ_METRICS_OPTIONS) private readonly options: EchoMqMetricsOptions,
@@ -40,6 +43,7 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
     this.topCount = options.topLanes ?? 10;
     this.topTenantCount = options.topTenants ?? 10;
     this.logger = echoMqLogger(lanes.settings);
+    this.served = new ServedTally(this.topCount);
   }
 
   onModuleInit(): void {
@@ -99,6 +103,46 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
         for (const s of snaps) for (const t of s.topTenants) this.set({ queue: s.queue, tenant: t.tenant }, t.pending);
       },
     });
+    const oldestWait = new Gauge({
+      name: 'echomq_oldest_wait_seconds',
+      help: 'How long the queue\'s longest-waiting lane head has been ready to serve, by the server clock (paused lanes too; a delay or a backoff is not wait); 0 while no lane holds a pending job. The starvation signal.',
+      labelNames: ['queue'], registers,
+      async collect() {
+        const snaps = await collector.read();
+        this.reset();
+        for (const s of snaps) this.set({ queue: s.queue }, (s.stats.oldestWaitMs ?? 0) / 1000);
+      },
+    });
+    const laneWait = new Gauge({
+      name: 'echomq_lane_wait_seconds',
+      help: 'How long the lane\'s head job has been ready to serve, for the queue\'s lanes with the oldest heads (only those: the cardinality stays bounded).',
+      labelNames: ['queue', 'lane'], registers,
+      async collect() {
+        const snaps = await collector.read();
+        this.reset();
+        for (const s of snaps) for (const l of s.oldest) this.set({ queue: s.queue, lane: l.group }, l.headWaitMs / 1000);
+      },
+    });
+    const jain = new Gauge({
+      name: 'echomq_fairness_jain',
+      help: 'Jain\'s index of served ÷ weight (work ÷ weight in cost or time fairness) over the last 60 s of the server clock, among the backlogged lanes served most or with the oldest heads: 1 when each got its weight\'s share, 1/n when one got everything; no sample while fewer than two such lanes.',
+      labelNames: ['queue'], registers,
+      async collect() {
+        const snaps = await collector.read();
+        this.reset();
+        for (const s of snaps) if (s.shares.jain !== null) this.set({ queue: s.queue }, s.shares.jain);
+      },
+    });
+    const laneServed = new Counter({
+      name: 'echomq_lane_served_total',
+      help: 'Jobs of the lane claimed by this process\'s consumers (this process\'s count, like the histograms: sum it over processes), for the queue\'s lanes served most in the last 60 s of the server clock, then, while fewer, those reported before (only those: the cardinality stays bounded); a lane that leaves the report starts again when it returns.',
+      labelNames: ['queue', 'lane'], registers,
+      async collect() {
+        const snaps = await collector.read();
+        this.reset();
+        for (const s of snaps) for (const [lane, n] of s.served) this.inc({ queue: s.queue, lane }, n);
+      },
+    });
     const wait = new Histogram({
       name: 'echomq_wait_seconds',
       help: 'Submitted or due → claimed, by the server clock, of the jobs this process runs (a retry, a reap or a hand-back: from when it was back in its lane).',
@@ -109,9 +153,12 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
       help: 'Handler run time in this process, by outcome (completed: returned, failed: threw).',
       labelNames: ['queue', 'outcome'], buckets: HANDLER_BUCKETS, registers,
     });
-    this.metrics = [jobsTotal, jobs, lanes, lanePending, tenantPending, wait, handler] as unknown as { name: string }[];
+    this.metrics = [
+      jobsTotal, jobs, lanes, lanePending, tenantPending, oldestWait, laneWait, jain, laneServed, wait, handler,
+    ] as unknown as { name: string }[];
     this.removeObserver = this.observers.add({
       started: (job, waitMs) => {
+        this.served.claimed(job.queue, job.group);
         if (waitMs !== undefined) wait.observe({ queue: job.queue }, waitMs / 1000);
       },
       handled: (job, outcome, ms) => handler.observe({ queue: job.queue, outcome }, ms / 1000),
@@ -141,13 +188,17 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
   }
 
   private async readAll(): Promise<QueueSnapshot[]> {
-    const out = await Promise.all(this.queues().map(async (queue): Promise<QueueSnapshot | undefined> => {
+    const top = this.topCount;
+    const read = await Promise.all(this.queues().map(async (queue): Promise<Omit<QueueSnapshot, 'served'> | undefined> => {
       try {
-        const [stats, top, topTenants] = await Promise.all([
-          this.lanes.stats(queue), this.topCount > 0 ? this.lanes.topLanes(queue, this.topCount) : Promise.resolve([]),
+        const [stats, topLanes, topTenants, oldest, shares] = await Promise.all([
+          this.lanes.stats(queue), top > 0 ? this.lanes.topLanes(queue, top) : Promise.resolve([]),
           this.topTenantCount > 0 ? this.lanes.topTenants(queue, this.topTenantCount) : Promise.resolve([]),
+          top > 0 ? this.lanes.oldestLanes(queue, top) : Promise.resolve([]),
+          // The Jain index is a queue's figure, so it is read with shares' default count when no lane is reported.
+          this.lanes.shares(queue, top > 0 ? { count: top } : {}),
         ]);
-        return { queue, stats, top, topTenants };
+        return { queue, stats, top: topLanes, topTenants, oldest, shares };
       } catch (err) {
         const now = Date.now();
         if (now - this.lastErrorLog >= ERROR_LOG_EVERY_MS) {
@@ -157,6 +208,10 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
         return undefined;
       }
     }));
-    return out.filter((s): s is QueueSnapshot => s !== undefined);
+    // Once per scrape, after the reads: the lanes the server saw served most become the ones reported.
+    const out: QueueSnapshot[] = [];
+    for (const s of read) if (s) out.push({ ...s, served: this.served.settle(s.queue, s.shares.lanes.map((l) => l.group)) });
+    this.served.endScrape();
+    return out;
   }
 }
