@@ -5,6 +5,7 @@ import { Registry, register as globalRegistry } from 'prom-client';
 import request from 'supertest';
 import { EchoMqModule, EchoMqModuleOptions, LaneConsumer, LaneJob, LanesService } from '../../lib';
 import { EchoMqMetricsModule, EchoMqMetricsOptions } from '../../lib/metrics';
+import { ServedTally } from '../../lib/metrics/served-tally';
 import { CapturingLogger, nestFixture, until } from '../support/nest';
 
 const QUEUE = 'metrics-q';
@@ -25,6 +26,21 @@ class WaitWorker {
   async handle(job: LaneJob<{ retry?: boolean }>): Promise<void> {
     if (job.payload.retry && job.attempt === 1) throw new Error('once');
   }
+}
+
+const FAIR_QUEUE = 'metrics-fair';
+
+@LaneConsumer(FAIR_QUEUE, { concurrency: 4, maxAttempts: 1 })
+@Injectable()
+class FairWorker {
+  async handle(): Promise<void> {}
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** How many samples of `name` a Prometheus text exposition holds for `queue`. */
+function series(text: string, name: string, queue: string): number {
+  return text.split('\n').filter((line) => line.startsWith(name + '{') && line.includes(`queue="${queue}"`)).length;
 }
 
 /** The value of one sample of a Prometheus text exposition, or undefined when absent. */
@@ -77,7 +93,8 @@ describe('@echomq/nestjs/metrics', () => {
 
     for (const [name, type] of [
       ['echomq_jobs_total', 'counter'], ['echomq_jobs', 'gauge'], ['echomq_lanes', 'gauge'], ['echomq_lane_pending', 'gauge'],
-      ['echomq_tenant_pending', 'gauge'],
+      ['echomq_tenant_pending', 'gauge'], ['echomq_oldest_wait_seconds', 'gauge'], ['echomq_lane_wait_seconds', 'gauge'],
+      ['echomq_fairness_jain', 'gauge'], ['echomq_lane_served_total', 'counter'],
       ['echomq_wait_seconds', 'histogram'], ['echomq_handler_seconds', 'histogram'],
     ]) expect(text).toContain(`# TYPE ${name} ${type}\n`);
 
@@ -102,6 +119,77 @@ describe('@echomq/nestjs/metrics', () => {
     expect(sample(text, 'echomq_handler_seconds_count', { ...q, outcome: 'completed' })).toBe(6);
     expect(sample(text, 'echomq_handler_seconds_count', { ...q, outcome: 'failed' })).toBe(1);
     expect(sample(text, 'echomq_wait_seconds_count', q)).toBe(7);
+  });
+
+  it('shows fairness: the oldest head\'s wait, the lanes with the oldest heads, the Jain index and the lanes served most, topLanes of each', async () => {
+    const registry = new Registry();
+    const IDLE = 'metrics-idle';
+    const app = await boot({ registry, topLanes: 2, queues: [FAIR_QUEUE, IDLE] }, [], [FairWorker]);
+    const lanes = app.get(LanesService);
+    // Served: a flood lane and two light ones, all of it run by this app's consumer.
+    await lanes.submitMany(FAIR_QUEUE, [
+      ...Array.from({ length: 24 }, () => ({ group: 'flood', payload: {} })),
+      ...Array.from({ length: 8 }, () => ({ group: 'light', payload: {} })),
+      { group: 'tiny', payload: {} },
+    ]);
+    await until(async () => (await lanes.stats(FAIR_QUEUE)).totals.completed === 33, 10_000, '33 completions');
+    // Backlogged and held: a lane never served, then flood and light, each paused with one pending job
+    // (oldest head first), left to wait.
+    for (const group of ['stuck', 'flood', 'light']) {
+      await lanes.pause(FAIR_QUEUE, group);
+      await lanes.submit(FAIR_QUEUE, group, {});
+      await sleep(100);
+    }
+    await sleep(1_500);
+    const text = await registry.metrics();
+    const shares = await lanes.shares(FAIR_QUEUE, { count: 2 });
+    const q = { queue: FAIR_QUEUE };
+
+    // The starvation signal: the never-served lane's head has waited at least the 1.7 s it was held.
+    const oldest = sample(text, 'echomq_oldest_wait_seconds', q)!;
+    expect(oldest).toBeGreaterThanOrEqual(1.7);
+    expect(oldest).toBeLessThan(10);
+    const stuck = sample(text, 'echomq_lane_wait_seconds', { ...q, lane: 'stuck' })!;
+    expect(stuck).toBeGreaterThanOrEqual(1.7);
+    // The same head, read by two scripts of one scrape a moment apart.
+    expect(Math.abs(stuck - oldest)).toBeLessThan(0.1);
+    const flood = sample(text, 'echomq_lane_wait_seconds', { ...q, lane: 'flood' })!;
+    expect(flood).toBeGreaterThanOrEqual(1.5);
+    expect(flood).toBeLessThan(stuck);
+    expect(sample(text, 'echomq_lane_wait_seconds', { ...q, lane: 'light' })).toBeUndefined();
+    expect(series(text, 'echomq_lane_wait_seconds', FAIR_QUEUE)).toBe(2);
+
+    // Unfair in the window: flood had 24 claims, light 8, stuck none, all backlogged now.
+    const jain = sample(text, 'echomq_fairness_jain', q)!;
+    expect(jain).toBeGreaterThan(0);
+    expect(jain).toBeLessThan(1);
+    expect(shares.jain).not.toBeNull();
+    expect(jain).toBeCloseTo(shares.jain!, 6);
+
+    // The two lanes served most, with every claim of this process's consumer; tiny is left out.
+    expect(sample(text, 'echomq_lane_served_total', { ...q, lane: 'flood' })).toBe(24);
+    expect(sample(text, 'echomq_lane_served_total', { ...q, lane: 'light' })).toBe(8);
+    expect(sample(text, 'echomq_lane_served_total', { ...q, lane: 'tiny' })).toBeUndefined();
+    expect(series(text, 'echomq_lane_served_total', FAIR_QUEUE)).toBe(2);
+
+    // A queue where nothing waits: no wait (0, not absent, so an alert's comparison holds), no index, no lanes.
+    expect(sample(text, 'echomq_oldest_wait_seconds', { queue: IDLE })).toBe(0);
+    expect(sample(text, 'echomq_fairness_jain', { queue: IDLE })).toBeUndefined();
+    expect(series(text, 'echomq_lane_wait_seconds', IDLE)).toBe(0);
+    expect(series(text, 'echomq_lane_served_total', IDLE)).toBe(0);
+
+    // A counter: it grows by what is served between scrapes, and the lanes' heads leave the wait gauge once served.
+    await lanes.resume(FAIR_QUEUE, 'light');
+    await lanes.resume(FAIR_QUEUE, 'stuck');
+    await until(async () => (await lanes.stats(FAIR_QUEUE)).totals.completed === 35, 10_000, '35 completions');
+    const after = await registry.metrics();
+    expect(sample(after, 'echomq_lane_served_total', { ...q, lane: 'flood' })).toBe(24);
+    expect(sample(after, 'echomq_lane_served_total', { ...q, lane: 'light' })).toBe(9);
+    expect(sample(after, 'echomq_lane_wait_seconds', { ...q, lane: 'stuck' })).toBeUndefined();
+    expect(sample(after, 'echomq_lane_wait_seconds', { ...q, lane: 'flood' })).toBeGreaterThanOrEqual(1.5);
+    // Only flood is backlogged now: no index of one lane, and the gauge's sample is gone rather than stale.
+    expect(sample(after, 'echomq_fairness_jain', q)).toBeUndefined();
+    expect(series(after, 'echomq_lane_served_total', FAIR_QUEUE)).toBe(2);
   });
 
   it('measures the wait from when a job is due: a delayed submit\'s delay and a retry\'s backoff are not wait, and retries count', async () => {
@@ -152,5 +240,43 @@ describe('@echomq/nestjs/metrics', () => {
 
   it('refuses a bad topLanes', () => {
     expect(() => EchoMqMetricsModule.forRoot({ topLanes: 1.5 })).toThrow('Invalid argument "topLanes": must be an integer from 0 to 1,000 (got 1.5).');
+  });
+});
+
+describe('echomq_lane_served_total\'s tally', () => {
+  const claim = (t: ServedTally, lane: string, n: number): void => {
+    for (let i = 0; i < n; i++) t.claimed('q', lane);
+  };
+  const asObject = (m: ReadonlyMap<string, number>): Record<string, number> => Object.fromEntries(m);
+
+  it('never falls while a lane is reported, though the server\'s window slides and empties', () => {
+    const t = new ServedTally(2);
+    claim(t, 'a', 5);
+    claim(t, 'b', 3);
+    claim(t, 'c', 1);
+    expect(asObject(t.settle('q', ['a', 'b', 'c']))).toEqual({ a: 5, b: 3 });
+    t.endScrape();
+    claim(t, 'b', 4);
+    expect(asObject(t.settle('q', ['b', 'a']))).toEqual({ b: 7, a: 5 });
+    t.endScrape();
+    // The window empties on a quiet queue: the series stay, at their counts.
+    expect(asObject(t.settle('q', []))).toEqual({ b: 7, a: 5 });
+    t.endScrape();
+    // A new lane served most takes a place: the one reported last gives it up; the new one counts
+    // its claims since the last scrape (c's one claim before that is not kept).
+    claim(t, 'c', 6);
+    expect(asObject(t.settle('q', ['c']))).toEqual({ c: 6, b: 7 });
+    t.endScrape();
+  });
+
+  it('keeps no lane beyond its bounds: topLanes reported, and a capped count of unreported ones between scrapes', () => {
+    const t = new ServedTally(1, 3);
+    for (const lane of ['a', 'b', 'c', 'd', 'e']) claim(t, lane, 2);
+    expect(asObject(t.settle('q', ['e', 'a']))).toEqual({ e: 0 });
+    t.endScrape();
+    expect(asObject(t.settle('q', ['a']))).toEqual({ a: 0 });
+    const off = new ServedTally(0);
+    claim(off, 'a', 2);
+    expect(off.settle('q', ['a']).size).toBe(0);
   });
 });
