@@ -12,7 +12,7 @@ export const RING_TENANT_PREFIX = '{t}';
 export interface FairLane {
   group: string;
   tenant: string | null;
-  /** Jobs claimed from it in the window; null when it is not among the lanes served most (it got less than the least of them). */
+  /** Jobs claimed from it in the window; null when it is not among the lanes served most (it got at most the least of them). */
   served: number | null;
   /** Work charged to it in the window (its cost, or handler ms, in `cost`/`time` fairness; its jobs in `jobs` fairness); null when not listed. */
   work: number | null;
@@ -116,6 +116,8 @@ export class FairnessViewReader {
         entitled: s.entitled, backlogged: s.backlogged, weight: s.weight,
       };
     });
+    // NOTE: with fewer lanes than asked for, shares listed every lane served in the window: one it did not list got nothing.
+    const complete = shares.lanes.length < SNAPSHOT_SHARES;
     const listed = new Set(rows.map((r) => r.group));
     for (const o of oldest) {
       if (listed.has(o.group)) continue;
@@ -123,7 +125,8 @@ export class FairnessViewReader {
       const info = byGroup.get(o.group);
       rows.push({
         ...laneState(info), headWaitMs: info?.headWaitMs ?? o.headWaitMs,
-        group: o.group, tenant: info?.tenant ?? null, served: null, work: null, share: null, entitled: null,
+        group: o.group, tenant: info?.tenant ?? null, served: complete ? 0 : null, work: complete ? 0 : null,
+        share: complete && total > 0 ? 0 : null, entitled: null,
         backlogged: (info?.pending ?? 1) > 0, weight: info?.weight ?? 1,
       });
     }
@@ -132,7 +135,7 @@ export class FairnessViewReader {
       windowMs: shares.windowMs,
       jain: shares.jain,
       total,
-      complete: shares.lanes.length < SNAPSHOT_SHARES,
+      complete,
       oldestWaitMs: stats.oldestWaitMs ?? null,
       oldestLane: stats.oldestLane ?? null,
       lanes: rows,
