@@ -175,7 +175,7 @@ export function renderFairness(frame, tenants) {
   if (trs.length === 0) fill(body, el('tr', { className: 'empty' }, el('td', { colspan: 6, text: 'nothing served in the window, and no head waiting' })));
   else fill(body, ...trs);
   byId('fair-scale').textContent = `bar to ${percent(scale)}`;
-  const served = view.lanes.filter((l) => l.served !== null).length;
+  const served = view.lanes.filter((l) => l.served !== null && l.served > 0).length;
   byId('fair-note').textContent = served === 0 ? '' : view.complete
     ? `every lane served in the last ${duration(view.windowMs)} (${count(served)}), then the heads that waited longest; a share is of all the queue served`
     : `the ${count(served)} lanes served most in the last ${duration(view.windowMs)}, then the heads that waited longest; a share is of what these ${count(served)} were served`;
