@@ -159,9 +159,8 @@ for i = 0, n - 1 do
         laneKeys[#groups] = laneKey
       end
       added[g] = before + 1
-      -- NOTE: the earliest ready time of the lane's new jobs, for its head entry (see headBack).
-      local ready = math.min(now, mintMsOf(jobId) or now)
-      if not earliest[g] or ready < earliest[g] then earliest[g] = ready end
+      -- NOTE: the lane's first new job in mint order (ids sort so), for its head entry (see headBack).
+      if not earliest[g] or jobId < earliest[g] then earliest[g] = jobId end
     end
   end
 end
@@ -175,7 +174,7 @@ for i = 1, #groups do
   local depth = rcall('ZCARD', laneKeys[i])
   if depth == more then
     -- NOTE: the lane was empty: its head entry goes in with its depth, in the one ZADD (see headBack).
-    rcall('ZADD', KEYS[9], numText(depth), g, headScore(earliest[g]), headEntry(g))
+    rcall('ZADD', KEYS[9], numText(depth), g, headScore(math.min(now, mintMsOf(earliest[g]) or now)), headEntry(g))
   else
     rcall('ZADD', KEYS[9], numText(depth), g)
   end

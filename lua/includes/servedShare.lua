@@ -13,7 +13,7 @@ local SHARE_BUCKET_MS = 10000
 local SHARE_TTL_MS = '80000'
 
 local function servedShare(base, group, served, work, now)
-  local n = string.format('%d', math.floor(now / SHARE_BUCKET_MS))
+  local n = numText(math.floor(now / SHARE_BUCKET_MS))
   local key = base .. 'served:' .. n
   -- NOTE: the reply equals what was added only when this is the lane's first entry in the bucket,
   -- which is when the bucket may be new: its TTL is set then (and again, harmlessly, for each lane).
