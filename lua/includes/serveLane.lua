@@ -120,7 +120,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   -- NOTE: the lane's head entry takes the mint time of its new head, in the same ZADD (see headBack):
   -- one ZRANGE per lane per call, so that a read of the oldest heads checks only the old ones. An
   -- entry a lane left empty stays until the lane is forgotten or a read finds it empty.
-  local bound = taken > 0 and left > 0 and mintMsOf(rcall('ZRANGE', laneKey, 0, 0)[1] or '')
+  local bound = taken > 0 and left > 0 and mintMsOf(rcall('ZRANGE', laneKey, '0', '0')[1] or '')
   if bound then
     rcall('ZADD', x.lanes, numText(left), group, headScore(math.min(bound, x.now)), headEntry(group))
   elseif taken > 0 then

@@ -12,16 +12,26 @@
 local SHARE_BUCKET_MS = 10000
 local SHARE_TTL_MS = '80000'
 
+--- @per-call shareTtlSet: the bucket keys this call has given their TTL
+local shareTtlSet = {}
+
 local function servedShare(base, group, served, work, now)
   local n = numText(math.floor(now / SHARE_BUCKET_MS))
   local key = base .. 'served:' .. n
   -- NOTE: the reply equals what was added only when this is the lane's first entry in the bucket,
-  -- which is when the bucket may be new: its TTL is set then (and again, harmlessly, for each lane).
-  if tonumber(rcall('ZINCRBY', key, numText(served), group)) == served then rcall('PEXPIRE', key, SHARE_TTL_MS) end
+  -- which is when the bucket may be new: its TTL is set then, once per call (a claim of many lanes
+  -- meets each new one).
+  if tonumber(rcall('ZINCRBY', key, numText(served), group)) == served and not shareTtlSet[key] then
+    rcall('PEXPIRE', key, SHARE_TTL_MS)
+    shareTtlSet[key] = true
+  end
   if work > 0 then
     local wkey = base .. 'work:' .. n
     -- NOTE: a time claim's work is the queue's mean time, not always whole ms.
     local text = work == math.floor(work) and numText(work) or string.format('%.3f', work)
-    if tonumber(rcall('ZINCRBY', wkey, text, group)) == tonumber(text) then rcall('PEXPIRE', wkey, SHARE_TTL_MS) end
+    if tonumber(rcall('ZINCRBY', wkey, text, group)) == tonumber(text) and not shareTtlSet[wkey] then
+      rcall('PEXPIRE', wkey, SHARE_TTL_MS)
+      shareTtlSet[wkey] = true
+    end
   end
 end
