@@ -36,7 +36,7 @@ local rcall = redis.call
 local BUCKET_MS = 10000
 local WINDOW_MS = 60000
 local ROWS_MAX = 500
-local BUDGET = 4000
+local BUDGET = 2000
 
 local base, kind = ARGV[1], ARGV[2]
 if not base or KEYS[1] ~= base .. 'lanes' or (kind ~= 'top' and kind ~= 'rows' and kind ~= 'sums') then

@@ -171,7 +171,7 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
       const q = queues.queue();
       const k = keysOf(q);
       await lanes.submitMany(q, [...Array(2_000).keys()].map((i) => ({ group: `l${i}`, payload: i })));
-      // Bounds at the floor (as adoption leaves them): the first read checks them all, in calls of 200.
+      // Bounds at the floor (as adoption leaves them): the first read checks them all, in calls of 100.
       const flat = await client.zrange(k.index, 0, -1);
       await client.zadd(k.index, 'XX', ...flat.filter((m) => m.startsWith('{h}')).flatMap((m) => ['1000000000000', m]));
       const first = await lanes.oldestLanes(q, 1);
