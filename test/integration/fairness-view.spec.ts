@@ -274,6 +274,22 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
       expect(of('free').served).toBe(4);
     });
 
+    it('counts what calls of many lanes served (one bucket write per call), adding to what the bucket held', async () => {
+      const q = queues.queue();
+      await lanes.fairness(q, { by: 'cost' });
+      await lanes.submitMany(q, ['a', 'b', 'c', 'd', 'e'].flatMap((group, g) =>
+        [...Array(10).keys()].map((i) => ({ group, payload: i, opts: { cost: g + 1 } }))));
+      // Cost fairness serves a (cost 1) most; two calls of 12 land in the same bucket (or the next).
+      const first = (await lanes.claimMany(q, 12)).jobs;
+      const second = (await lanes.claimMany(q, 12)).jobs;
+      await finish(q, [...first, ...second]);
+      const byLane = new Map<string, number>();
+      for (const j of [...first, ...second]) byLane.set(j.group, (byLane.get(j.group) ?? 0) + 1);
+      const s = await lanes.shares(q, { count: 5 });
+      expect(Object.fromEntries(s.lanes.map((l) => [l.group, l.served]))).toEqual(Object.fromEntries(byLane));
+      for (const l of s.lanes) expect(l.work).toBe(l.served * (l.group.charCodeAt(0) - 96));
+    });
+
     it('counts only the last 60 s: a bucket older than the window is left out, the one it straddles in part', async () => {
       const q = queues.queue();
       const k = keysOf(q);
