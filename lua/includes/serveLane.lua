@@ -28,7 +28,7 @@
   ends the job asks whether it made room (see queueRoom); a queue without one reads nothing then. `x.now`: the
   call's server time (a `time` claim's mark, a rowless entry's death), so no turn asks TIME again;
   `x.weighted`, set here once per call, whether any lane of the queue has a weight.
-  What it served is counted for shares() (servedShare, written by flushLeases in one or two calls).
+  What it served is counted for shares() (servedShare: one ZINCRBY per lane per call).
   Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
   %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
 ]]
@@ -39,12 +39,10 @@ local serveLeases = {}
 
 --[[
   flushLeases(activeKey): puts the leases of every job served since the last flush into the active
-  set in one ZADD (the ids, scored by their lease deadline), and what was served into the shares'
-  bucket (flushShares). Every script that serves must call it before it returns: until then the jobs
-  are active in their rows but not yet leased.
+  set in one ZADD (the ids, scored by their lease deadline). Every script that serves must call it
+  before it returns: until then the jobs are active in their rows but not yet leased.
 ]]
 local function flushLeases(activeKey)
-  flushShares()
   local n = #serveLeases
   for i = 1, n, 1000 do rcall('ZADD', activeKey, unpack(serveLeases, i, math.min(n, i + 999))) end
   for i = n, 1, -1 do serveLeases[i] = nil end
