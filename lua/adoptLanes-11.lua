@@ -37,12 +37,12 @@
   Derived keys: each lane's pending set, from ARGV[1] pinned to KEYS[4].
 ]]
 local rcall = redis.call
+--- @include "headEntry"
 
 local base, count = ARGV[1], tonumber(ARGV[2])
 if not base or KEYS[4] ~= base .. 'ringset' or not count or count < 1 then
   return redis.error_reply('ERR echomq: adoptLanes arguments do not match its keys')
 end
-local HEAD_FLOOR = '1000000000000'
 local at = rcall('HGET', KEYS[1], 'adopt')
 if at == 'done' then
   -- NOTE: a queue indexed before the index had head entries (see includes/headBack) gains one for
@@ -53,7 +53,7 @@ if at == 'done' then
   local flat = page[2]
   for i = 1, #flat, 2 do
     local score = tonumber(flat[i + 1])
-    if score > 0 and score < 1000000000000 then rcall('ZADD', KEYS[2], 'NX', HEAD_FLOOR, '{h}' .. flat[i]) end
+    if score > 0 and score < HEAD_FLOOR then rcall('ZADD', KEYS[2], 'NX', HEAD_FLOOR_TEXT, headEntry(flat[i])) end
   end
   rcall('HSET', KEYS[1], 'heads', page[1] == '0' and 'done' or page[1])
   return { page[1] == '0' and 1 or 0, 0 }
@@ -85,7 +85,7 @@ for i = 1, #found, step do
   -- NOTE: every source but the ring set names a lane with active jobs or a setting, which the index
   -- keeps at depth 0 too; a ring-set lane with nothing pending (it is about to leave) is left out.
   if depth > 0 or source > 4 then
-    if depth > 0 then rcall('ZADD', KEYS[2], 'NX', HEAD_FLOOR, '{h}' .. group) end
+    if depth > 0 then rcall('ZADD', KEYS[2], 'NX', HEAD_FLOOR_TEXT, headEntry(group)) end
     if rcall('ZADD', KEYS[2], depth, group) == 1 then
       added = added + depth
       indexed = indexed + 1

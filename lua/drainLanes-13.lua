@@ -46,6 +46,7 @@ local rcall = redis.call
 --- @include "dropJob"
 --- @include "laneDepth"
 --- @include "laneShrunk"
+--- @include "headEntry"
 --- @include "orderedLane"
 --- @include "ringJoin"
 
@@ -155,8 +156,8 @@ if only ~= '' then
   if removed < budget then return finish('done', 0) end
   return finish('l', 0)
 end
--- NOTE: lanes only: the index's head entries score from 10^12 up (see includes/headBack).
-local groups = rcall('ZRANGEBYSCORE', KEYS[9], '(0', '(1000000000000', 'LIMIT', '0', string.format('%d', budget))
+-- NOTE: lanes only, not their head entries (see includes/headEntry).
+local groups = rcall('ZRANGEBYSCORE', KEYS[9], '(0', DEPTH_BELOW_HEADS, 'LIMIT', '0', string.format('%d', budget))
 if #groups == 0 then return finish('done', 0) end
 for i = 1, #groups do
   if removed >= budget then break end

@@ -32,9 +32,9 @@
 ]]
 local rcall = redis.call
 --- @include "nowMs"
+--- @include "headEntry"
+--- @include "shareWindow"
 
-local BUCKET_MS = 10000
-local WINDOW_MS = 60000
 local ROWS_MAX = 500
 local BUDGET = 2000
 
@@ -43,24 +43,13 @@ if not base or KEYS[1] ~= base .. 'lanes' or (kind ~= 'top' and kind ~= 'rows' a
   return redis.error_reply('ERR echomq: laneShares arguments do not match its keys')
 end
 
--- The buckets that meet the window ending at `now`, each with the part of it inside the window.
-local function window(now)
-  local newest = math.floor(now / BUCKET_MS)
-  local buckets, parts = {}, {}
-  for n = newest - 6, newest do
-    buckets[#buckets + 1] = string.format('%d', n)
-    parts[#parts + 1] = n == newest - 6 and math.max(0, ((n + 1) * BUCKET_MS - (now - WINDOW_MS)) / BUCKET_MS) or 1
-  end
-  return buckets, parts
-end
-
 if kind == 'top' then
   local count = tonumber(ARGV[3])
   if not count or count < 1 or count > 1000 then return redis.error_reply('ERR echomq: laneShares count must be 1..1000') end
   local now = nowMs()
   local fair = rcall('HGET', KEYS[3], 'fair')
   local out, seen = { string.format('%d', now), (fair == 'cost' or fair == 'time') and 1 or 0 }, {}
-  local buckets = window(now)
+  local buckets = shareWindow(now)
   local last = string.format('%d', count - 1)
   for i = 1, #buckets do
     for _, name in ipairs(rcall('ZREVRANGE', base .. 'served:' .. buckets[i], '0', last)) do
@@ -71,8 +60,8 @@ if kind == 'top' then
     end
   end
   out[#out + 1] = ''
-  for _, entry in ipairs(rcall('ZRANGEBYSCORE', KEYS[1], '1000000000000', '+inf', 'LIMIT', '0', string.format('%d', count))) do
-    local name = string.sub(entry, 4)
+  for _, entry in ipairs(rcall('ZRANGEBYSCORE', KEYS[1], HEAD_FLOOR_TEXT, '+inf', 'LIMIT', '0', string.format('%d', count))) do
+    local name = headGroup(entry)
     if not seen[name] then
       seen[name] = true
       out[#out + 1] = name
@@ -87,7 +76,7 @@ if kind == 'rows' then
   if not now or n < 1 or n > ROWS_MAX then return redis.error_reply('ERR echomq: laneShares rows take 1..500 lanes') end
   local fair = rcall('HGET', KEYS[3], 'fair')
   local byWork = fair == 'cost' or fair == 'time'
-  local buckets, parts = window(now)
+  local buckets, parts = shareWindow(now)
   local served, work = {}, {}
   for i = 1, n do served[i], work[i] = 0, 0 end
   for b = 1, #buckets do
@@ -120,7 +109,7 @@ end
 -- 'sums'
 local function weightOf(w) return tonumber(w) or 1 end
 local budget = BUDGET
-local top = rcall('ZCOUNT', KEYS[1], '(0', '(1000000000000')
+local top = rcall('ZCOUNT', KEYS[1], '(0', DEPTH_BELOW_HEADS)
 local out = { 0 }
 local tenanted = rcall('EXISTS', KEYS[4]) == 1
 if tenanted then

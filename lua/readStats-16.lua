@@ -57,7 +57,7 @@ local meta = rcall('HMGET', KEYS[8], 'limit', 'fair')
 return {
   tonumber(h[1]) or 0, tonumber(h[2]) or 0, tonumber(h[3]) or 0, tonumber(h[4]) or 0, tonumber(h[5]) or 0,
   rcall('ZCARD', KEYS[2]), rcall('ZCARD', KEYS[3]), rcall('ZCARD', KEYS[4]),
-  rcall('ZCOUNT', KEYS[7], '-inf', '(1000000000000'), rcall('LLEN', KEYS[5]) + rcall('ZCARD', KEYS[5] .. ':vt'), rcall('SCARD', KEYS[6]),
+  rcall('ZCOUNT', KEYS[7], '-inf', DEPTH_BELOW_HEADS), rcall('LLEN', KEYS[5]) + rcall('ZCARD', KEYS[5] .. ':vt'), rcall('SCARD', KEYS[6]),
   completedLastMinute(KEYS[1], now), rcall('HEXISTS', KEYS[8], 'paused'), tonumber(h[6]) or 0,
   tonumber(meta[1]) or -1, meta[2] or 'jobs',
   oldestDone and 1 or 0, oldest[1] and oldest[1][1] or '', oldest[1] and string.format('%d', oldest[1][2]) or '',

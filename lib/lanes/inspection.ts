@@ -1,5 +1,5 @@
 import { LANE_PAGE_MAX, LANE_ROWS_PER_SCRIPT } from '../echomq.constants';
-import type { LaneKeys } from '../redis/lane-keys';
+import { DEPTHS_BELOW_HEADS, isHeadEntry, type LaneKeys } from '../redis/lane-keys';
 import type { FairShares, LaneHeadWait, LaneInfo, LaneJob, LanePage, QueueStats, ScanLanesOptions, SharesOptions } from '../interfaces';
 import { FairnessViewScripts } from '../scripts/fairness-view-scripts';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
@@ -9,9 +9,6 @@ import type { LaneContext } from './lane-context';
 
 const MAX_COUNT = 1_000_000;
 const CURSOR = /^[1-9][0-9]{0,19}$/;
-/** The lane index's head entries ('{h}' + group, scored from 10^12 up; see lua/includes/headBack.lua) beside its lanes. */
-const HEAD_ENTRY = '{h}';
-const DEPTH_CEILING = '(1000000000000';
 
 /**
  * @internal Reads of the queue's state for people and tools: one lane, pages of lanes from the lane
@@ -71,7 +68,7 @@ export class LaneInspection {
     const [next, flat] = await this.ctx.read('scanLanes', k, this.ctx.client.zscan(k.index, cursor, 'COUNT', count));
     const groups: string[] = [];
     // NOTE: the index's head entries are not lanes (a group name never holds '{').
-    for (let i = 0; i < flat.length; i += 2) if (!flat[i].startsWith(HEAD_ENTRY)) groups.push(flat[i]);
+    for (let i = 0; i < flat.length; i += 2) if (!isHeadEntry(flat[i])) groups.push(flat[i]);
     return { lanes: await this.rows(k, groups), cursor: next === '0' ? null : next };
   }
 
@@ -79,7 +76,7 @@ export class LaneInspection {
   async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    const names = await this.ctx.read('topLanes', k, this.ctx.client.zrevrangebyscore(k.index, DEPTH_CEILING, '-inf', 'LIMIT', 0, n));
+    const names = await this.ctx.read('topLanes', k, this.ctx.client.zrevrangebyscore(k.index, DEPTHS_BELOW_HEADS, '-inf', 'LIMIT', 0, n));
     return this.rows(k, names);
   }
 

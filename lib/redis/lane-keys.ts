@@ -132,5 +132,12 @@ export class LaneKeys {
 /** @internal A tenant's entry on the queue's ring: '{t}' cannot open a group name (no '{' in names). */
 export const tenantEntry = (tenant: string): string => `{t}${tenant}`;
 
+/**
+ * @internal The lane index's head entries (lua/includes/headEntry.lua): '{h}' + group, scored from 10^12
+ * up; the lanes' depths stay below, so `DEPTHS_BELOW_HEADS` is the exclusive upper bound of the lanes.
+ */
+export const isHeadEntry = (member: string): boolean => member.startsWith('{h}');
+export const DEPTHS_BELOW_HEADS = '(1000000000000';
+
 /** @internal The hash of the job-id node leases, one per prefix (see lua/nodeLease-1.lua). */
 export const nodeLeaseKey = (prefix: string): string => `${prefix}:node-leases`;

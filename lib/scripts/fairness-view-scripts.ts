@@ -4,7 +4,7 @@ import type { LaneScripts } from './lane-scripts';
 
 /** Lanes one laneShares 'rows' call reads (its ZMSCORE and MGET take them as arguments). */
 const SHARE_ROWS_PER_CALL = 250;
-/** The window shares() counts over (lua/laneShares-4.lua). */
+/** The window shares() counts over (SHARE_WINDOW_MS of lua/includes/shareWindow.lua). */
 const WINDOW_MS = 60_000;
 /** Heads one oldestLanes call checks at most: about 0.8 ms of server time on a 100,000-lane queue. */
 const HEADS_PER_CALL = 100;
@@ -47,23 +47,22 @@ export class FairnessViewScripts {
 
     const lanes: LaneShare[] = [];
     const xs: number[] = [];
-    rows.flat().forEach((_, at, flat) => {
-      if (at % 5 !== 0) return;
+    // NOTE: five fields per lane, in the order of `names` (see 'rows' in the script).
+    const flat = rows.flat();
+    for (let at = 0; at + 4 < flat.length; at += 5) {
       const group = names[at / 5];
       const served = Math.round(Number(flat[at]));
       const work = byWork ? Math.round(Number(flat[at + 1]) * 1000) / 1000 : served;
-      const depth = Number(flat[at + 2]);
       const weight = Number(flat[at + 3]);
       const tenant = flat[at + 4] || null;
-      const backlogged = depth > 0;
+      const backlogged = Number(flat[at + 2]) > 0;
       if (backlogged) xs.push(work / weight);
-      if (!servedMost.has(group) || served === 0) return;
-      let entitled = 0;
+      if (!servedMost.has(group) || served === 0) continue;
       const t = tenant ? tenants.get(tenant) : undefined;
-      if (backlogged && t && t.sum > 0 && topSum > 0) entitled = (t.weight / topSum) * (weight / t.sum);
-      else if (backlogged && topSum > 0) entitled = weight / topSum;
+      let entitled = 0;
+      if (backlogged && topSum > 0) entitled = t && t.sum > 0 ? (t.weight / topSum) * (weight / t.sum) : weight / topSum;
       lanes.push({ group, tenant, served, work, weight, entitled: Math.min(1, entitled), backlogged });
-    });
+    }
     lanes.sort((a, b) => b.served - a.served || (a.group < b.group ? -1 : 1));
     const sum = xs.reduce((a, x) => a + x, 0);
     const squares = xs.reduce((a, x) => a + x * x, 0);

@@ -1,3 +1,4 @@
+--- @include "headEntry"
 --[[
   The lane index (emq:{q}:lanes) holds two kinds of member: a lane, its group name, scored by its
   pending depth; and that lane's head entry, '{h}' .. group (a group name never holds '{'), scored by
@@ -17,21 +18,11 @@
   The reads (oldestHeads) check the heads in order of their bounds, exactly (headReady), stop at a
   bound past the oldest found, and raise each bound they can to the head's mint time (a bound then
   stays close, so the next read checks few lanes).
-  headEntry(group) -> the head entry's member; headScore(ms) -> its score as text;
+  The encoding is headEntry's.
   headBack(indexKey, group, readyAt): a job of the lane became ready at readyAt (ms, server clock).
   The reads are in oldestHeads.
 ]]
-local HEAD_FLOOR = 1000000000000
-
-local function headEntry(group)
-  return '{h}' .. group
-end
-
-local function headScore(ms)
-  return string.format('%d', math.max(HEAD_FLOOR, math.floor(ms)))
-end
-
 local function headBack(indexKey, group, readyAt)
-  rcall('ZADD', indexKey, 'LT', headScore(readyAt), '{h}' .. group)
+  rcall('ZADD', indexKey, 'LT', headScore(readyAt), headEntry(group))
 end
 

@@ -1,4 +1,5 @@
 --- @include "learnSettings"
+--- @include "headEntry"
 --[[
   indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, tenant)
   The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored
@@ -28,7 +29,7 @@ local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, gra
   end
   -- NOTE: a forgotten lane holds no job, so it forgets its tenant too (the jobs still scheduled or
   -- dead carry it in their rows, see laneRing).
-  if rcall('ZREM', indexKey, group, '{h}' .. group) > 0 then
+  if rcall('ZREM', indexKey, group, headEntry(group)) > 0 then
     local base = string.sub(indexKey, 1, -6)
     if tenant == nil then tenant = rcall('GET', base .. 'g:' .. group .. ':tenant') end
     if tenant then

@@ -18,7 +18,7 @@ local function oldestHeads(indexKey, base, now, count, budget, below, fromBound,
   local stale, raised = {}, {}
   local done, lastBound, lastMember = true, nil, nil
   local limit = below
-  local min = fromBound and headScore(fromBound) or HEAD_FLOOR
+  local min = fromBound and headScore(fromBound) or HEAD_FLOOR_TEXT
   while done do
     local page = rcall('ZRANGEBYSCORE', indexKey, min, '+inf', 'WITHSCORES', 'LIMIT', offset, 50)
     if #page == 0 then break end
@@ -38,7 +38,7 @@ local function oldestHeads(indexKey, base, now, count, budget, below, fromBound,
         end
         checked = checked + 1
         lastBound, lastMember = bound, page[i]
-        local group = string.sub(page[i], 4)
+        local group = headGroup(page[i])
         local head = rcall('ZRANGE', base .. 'g:' .. group .. ':pending', 0, 0)[1]
         if not head then
           stale[#stale + 1] = page[i]

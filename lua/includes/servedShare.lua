@@ -1,7 +1,8 @@
 --- @include "numText"
+--- @include "shareWindow"
 --[[
   What each lane was served, for shares(): per 10 s of the server clock, a sorted set of lane ->
-  jobs claimed, emq:{q}:served:<n> (n = ms / 10,000, floored), and in `cost`/`time` fairness one of
+  jobs claimed, emq:{q}:served:<n> (n: see shareWindow), and in `cost`/`time` fairness one of
   lane -> work charged, emq:{q}:work:<n>. A read sums the 7 buckets that meet the last 60 s (the
   oldest in proportion to its part inside it). Each bucket key lives 80 s from its first entry, so
   memory is bounded by the lanes served in the last 80 s.
@@ -11,13 +12,12 @@
   call. (Writing a call's lanes in one ZMSCORE and one ZADD measured no cheaper for a call of 25
   lanes, and 15k instructions dearer for a call of one: callgrind, bench/tools/instructions.js.)
 ]]
-local SHARE_BUCKET_MS = 10000
 local SHARE_TTL_MS = '80000'
 --- @per-call shareTtlServed, shareTtlWork: the bucket keys this call has given their TTL
 local shareTtlServed, shareTtlWork
 
 local function servedShare(base, group, served, work, now)
-  local n = numText(math.floor(now / SHARE_BUCKET_MS))
+  local n = numText(shareBucket(now))
   local key = base .. 'served:' .. n
   -- NOTE: the reply equals what was added only when this is the lane's first entry in the bucket.
   if tonumber(rcall('ZINCRBY', key, numText(served), group)) == served and shareTtlServed ~= key then
