@@ -3,7 +3,7 @@
 import { get, post, stream } from './api.js';
 import { renderCards } from './cards.js';
 import { backlogBar } from './chart.js';
-import { byId, clock, count, duration, el, fill } from './dom.js';
+import { agedMs, byId, clock, count, duration, el, fill } from './dom.js';
 import { renderFairness, renderFairnessLegend, tickFairness } from './fairness.js';
 import { showJob, wireJobView } from './job-view.js';
 import { renderRing } from './ring.js';
@@ -93,7 +93,7 @@ const headAgeText = (ms) => `waited ${duration(ms)} · `;
 function tickHeadAges() {
   const now = performance.now();
   for (const node of document.querySelectorAll('#lanes span.age[data-age]')) {
-    node.textContent = headAgeText(Number(node.dataset.age) + now - Number(node.dataset.seen));
+    node.textContent = headAgeText(agedMs(node, now));
   }
 }
 

@@ -66,3 +66,10 @@ export function duration(ms) {
 
 /** A clock time of a ms-since-epoch instant. */
 export const clock = (ms) => new Date(ms).toLocaleTimeString();
+
+/**
+ * The head age an element shows, aged by the time since its frame came: head ages are marked with
+ * data-age (ms, as the frame said) and data-seen (performance.now() when drawn), so the page can
+ * keep them moving between frames (a quiet queue sends none).
+ */
+export const agedMs = (node, now) => Number(node.dataset.age) + now - Number(node.dataset.seen);

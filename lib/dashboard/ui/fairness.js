@@ -1,7 +1,7 @@
 // The fairness view: per lane (grouped under its tenant), its share of what the last minute served
 // drawn against the share its weight entitles it to, and how long its head job has waited, coloured
 // by threshold. Read-only: no control here. Every name and reason goes in as text (see dom.js).
-import { byId, clock, count, duration, el, fill, svg } from './dom.js';
+import { agedMs, byId, clock, count, duration, el, fill, svg } from './dom.js';
 
 /** A head younger than this is fine (green). */
 export const AGE_OK_MS = 5_000;
@@ -44,7 +44,7 @@ function ageSpan(ms, extraClass = '') {
 export function tickFairness() {
   const now = performance.now();
   for (const node of document.querySelectorAll('#fairness [data-age][data-seen]')) {
-    const ms = Number(node.dataset.age) + now - Number(node.dataset.seen);
+    const ms = agedMs(node, now);
     if (node.classList.contains('age-chip')) node.textContent = duration(ms);
     const cls = ageClass(ms);
     if (!node.classList.contains(cls)) {
