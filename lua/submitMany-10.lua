@@ -14,12 +14,20 @@
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] count      n, the number of jobs; '?' .. n to check the tenants the jobs name and write
-                     nothing (reply {} or the refusal below): a call of many chunks checks them all first
+                     nothing (reply {} or the refusal below): a call of many chunks with lanes under a
+                     maxDepth checks them all first; n .. '+' .. h when h lanes of the call's later
+                     chunks follow the jobs, to be checked with them (see `later` below)
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 8 per job when some job of the chunk has a trace
   context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
   job when some job of the chunk names a tenant: the 9th is its tenant ('' for none, see laneRing);
-  or 10 per job when some job of the chunk has a cost: the 10th is its cost ('' for 1, see admit)
+  or 10 per job when some job of the chunk has a cost: the 10th is its cost ('' for 1, see admit);
+  then `later`, 3 values per lane (the first chunk of a call of many, whose later chunks name a
+  tenant for a lane this chunk names none for): group, tenant, and the 1-based place in the call
+  of the first item naming it, with 'h' appended when an earlier item of the call puts a job
+  into the lane first. Checked as this chunk's own items are, before anything is written, so a
+  call refused there writes no chunk, at the cost of 3 values and a read per lane rather than a
+  second pass over every item.
 
   Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'; or
   { 'tenant', item, current } when item (1-based) names a tenant for a lane that holds jobs under
@@ -44,13 +52,22 @@ local rcall = redis.call
 
 local base = ARGV[1]
 local checkOnly = string.sub(ARGV[2], 1, 1) == '?'
-local n = tonumber(checkOnly and string.sub(ARGV[2], 2) or ARGV[2])
+local count, laterCount = string.match(ARGV[2], '^(%d+)%+(%d+)$')
+local n = tonumber(count or (checkOnly and string.sub(ARGV[2], 2)) or ARGV[2])
+local later = tonumber(laterCount) or 0
+local itemArgs = #ARGV - 2 - later * 3
 local stride = 7
-if n and n > 0 and #ARGV == 2 + n * 8 then stride = 8 end
-if n and n > 0 and #ARGV == 2 + n * 9 then stride = 9 end
-if n and n > 0 and #ARGV == 2 + n * 10 then stride = 10 end
-if KEYS[1] ~= base .. 'ring' or not n or n < 0 or #ARGV ~= 2 + n * stride then
+if n and n > 0 and itemArgs == n * 8 then stride = 8 end
+if n and n > 0 and itemArgs == n * 9 then stride = 9 end
+if n and n > 0 and itemArgs == n * 10 then stride = 10 end
+if KEYS[1] ~= base .. 'ring' or not n or n < 0 or itemArgs ~= n * stride then
   return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
+end
+for i = 0, later - 1 do
+  local o = 3 + n * stride + i * 3
+  if ARGV[o + 1] == '' or not string.match(ARGV[o + 2], '^[1-9]%d*h?$') then
+    return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
+  end
 end
 -- NOTE: each item's numbers are parsed once, here, and kept for the loop below (tonumber on a
 -- string costs about as much as a table write and read together, times four).
@@ -69,10 +86,12 @@ end
 -- NOTE: every tenant an item names is checked before anything is written; an earlier item of the
 -- call counts as a job its lane holds (under the tenant the lane then has).
 -- `retag` names the lanes whose tenant the call sets (read once: the lane's own tenant otherwise).
-local retag, retagFrom = {}, {}
-if stride >= 9 then
-  local laneOf, held = {}, {}
-  for i = 0, n - 1 do
+-- `laneOf`: each lane's tenant as this call read it, then set it ('' for none), spared a second
+-- GET when the lane joins its ring below.
+local retag, retagFrom, laneOf = {}, {}, {}
+if stride >= 9 or later > 0 then
+  local held = {}
+  for i = 0, stride >= 9 and n - 1 or -1 do
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
     if laneOf[g] == nil then laneOf[g] = select(3, laneRing(base, g)) or '' end
     if t ~= '' and t ~= laneOf[g] then
@@ -85,6 +104,18 @@ if stride >= 9 then
       retag[g] = t
     end
     if delays[i] == 0 then held[g] = true end
+  end
+  for i = 0, later - 1 do
+    local o = 3 + n * stride + i * 3
+    local g, t = ARGV[o], ARGV[o + 1]
+    if laneOf[g] == nil then laneOf[g] = select(3, laneRing(base, g)) or '' end
+    if t ~= laneOf[g] then
+      local first, ahead = string.match(ARGV[o + 2], '^(%d+)(h?)$')
+      if ahead == '' and held[g] == nil then
+        held[g] = rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false
+      end
+      if ahead ~= '' or held[g] then return { 'tenant', tonumber(first), laneOf[g] } end
+    end
   end
 end
 -- NOTE: a lane's maxDepth is checked for the whole call before anything is written (laneDepth):
@@ -181,7 +212,7 @@ for i = 1, #groups do
   if not deferJoin then
     -- NOTE: compat mode joined each job's lane as it was admitted.
   elseif depth == more then
-    ringJoin(base, g, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], true, nil, more)
+    ringJoin(base, g, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], true, nil, more, laneOf[g])
   elseif not wakeListFull() then
     -- NOTE: with no wake token left to push, a lane that had work needs nothing.
     ringJoin(base, g, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7], true, 'on', more)

@@ -3,7 +3,7 @@ import { idsExhausted, invalidArgument, laneFull, tenantsInCompat, tenantTaken }
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
-import type { AdmitArgs, AdmitReply, AdmitResult, DepthRefusal, LaneRoom, TenantRefusal } from '../scripts/lane-scripts';
+import type { AdmitArgs, AdmitReply, AdmitResult, DepthRefusal, LaneRoom, LaterTenant, TenantRefusal } from '../scripts/lane-scripts';
 import { checkDedupKey, checkJobId, checkName, checkOptInt, checkOptions, encodePayload } from '../validation/validate';
 import { captureTraceContext } from '../tracing/job-tracing';
 import type { LaneContext } from './lane-context';
@@ -49,12 +49,15 @@ export class LaneAdmission {
       }
       named.set(job.group, job.tenant);
     });
-    // NOTE: a call of many chunks naming tenants checks every chunk before it writes one, so one
-    // refused item refuses the whole call (a writer between the checks and the writes can still
-    // make a later chunk refuse).
-    // The same pass adds up, per lane with a maxDepth, the new jobs of every chunk against the lane's
-    // room, so a call refused by a ceiling writes no chunk (asked only when some lane has one: one EXISTS).
-    if (jobs.length > SUBMIT_CHUNK && (named.size > 0 || (await this.ctx.scripts.hasDepthCeilings(k)))) {
+    // NOTE: a call of many chunks checks every chunk before it writes one, so one refused item
+    // refuses the whole call (a writer between the checks and the writes can still make a later
+    // chunk refuse). Where a lane has a maxDepth, a first pass over every chunk adds up each such
+    // lane's new jobs against its room (and checks the tenants on the way); else the first chunk
+    // checks the tenants that the later ones name (laterTenants: a few values per lane, not a
+    // second pass over every item).
+    const ceilings = jobs.length > SUBMIT_CHUNK && (await this.ctx.scripts.hasDepthCeilings(k));
+    const later = jobs.length > SUBMIT_CHUNK && !ceilings && named.size > 0 ? laterTenants(jobs) : [];
+    if (ceilings) {
       const lanes = new Map<string, LaneRoom & { first: number }>();
       for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
         const chunk = jobs.slice(start, start + SUBMIT_CHUNK);
@@ -74,7 +77,10 @@ export class LaneAdmission {
       let batch = jobs.slice(start, start + SUBMIT_CHUNK).map((job, j) => ({ job, at: start + j }));
       for (let attempt = 0; batch.length > 0; attempt++) {
         const chunk = batch.map((b) => b.job);
-        const results = this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk), batch[0].at) as AdmitResult[];
+        const check = start === 0 && attempt === 0 ? later : [];
+        // NOTE: a refusal of a later chunk's lane names its item by its place in the call (the first chunk's offset is 0).
+        const reply = await this.ctx.scripts.submitMany(k, chunk, false, check);
+        const results = this.admitted(k.queue, check.length > 0 ? jobs : chunk, 'items', reply, batch[0].at) as AdmitResult[];
         const again: typeof batch = [];
         results.forEach((r, j) => {
           if (r.status === 'collide') {
@@ -135,4 +141,23 @@ export class LaneAdmission {
     if (tc !== undefined && Buffer.byteLength(json) + tc.length <= this.ctx.options.maxPayloadBytes) args.tc = tc;
     return args;
   }
+}
+
+/**
+ * The lanes that a call's later chunks (past the first SUBMIT_CHUNK items) name a tenant for while
+ * the first chunk names none for them: each with its first such item, and whether an earlier item
+ * of the call puts a job into the lane first (then it holds one under another tenant by then).
+ */
+export function laterTenants(jobs: AdmitArgs[]): LaterTenant[] {
+  const filled = new Set<string>();
+  const seen = new Set<string>();
+  const out: LaterTenant[] = [];
+  jobs.forEach((job, i) => {
+    if (job.tenant !== undefined && !seen.has(job.group)) {
+      seen.add(job.group);
+      if (i >= SUBMIT_CHUNK) out.push({ group: job.group, tenant: job.tenant, first: i, ahead: filled.has(job.group) });
+    }
+    if (job.delayMs === 0) filled.add(job.group);
+  });
+  return out;
 }

@@ -47,6 +47,18 @@ export interface DepthRefusal {
   n: number;
 }
 
+/**
+ * @internal A lane that a later chunk of a submitMany names a tenant for, checked with the first
+ * chunk (see lua/submitMany): `first` is the 0-based place in the call of the first item naming
+ * it, `ahead` whether an earlier item of the call puts a job into the lane before it.
+ */
+export interface LaterTenant {
+  group: string;
+  tenant: string;
+  first: number;
+  ahead: boolean;
+}
+
 /** @internal What a check-only submitMany found of a lane with a maxDepth: its room, the chunk's new jobs for it, its ceiling. */
 export interface LaneRoom {
   group: string;
@@ -210,9 +222,11 @@ export class LaneScripts {
   /**
    * Admits a chunk; `checkOnly`: only checks the tenants it names and reads the room of its lanes
    * that have a maxDepth (nothing written; [] when no lane has one), see {@link laneRooms}.
+   * `later`: the lanes that later chunks of the call name tenants for, checked before this one writes.
    */
-  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
-    const args: (string | number)[] = [k.base, checkOnly ? `?${jobs.length}` : jobs.length];
+  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false, later: LaterTenant[] = []): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
+    const count = checkOnly ? `?${jobs.length}` : later.length > 0 ? `${jobs.length}+${later.length}` : jobs.length;
+    const args: (string | number)[] = [k.base, count];
     // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
     // a 9th (its tenant) only when some job names one, a 10th (its cost) only when some job has one.
     const costly = jobs.some((j) => j.cost !== undefined);
@@ -224,6 +238,7 @@ export class LaneScripts {
       if (tenanted) args.push(j.tenant ?? '');
       if (costly) args.push(j.cost ?? '');
     }
+    for (const l of later) args.push(l.group, l.tenant, `${l.first + 1}${l.ahead ? 'h' : ''}`);
     const reply = (await this.run('submitMany', k.queue, 'submitMany',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as (string | number)[];
     if (reply[0] === 'tenant') return { refused: { item: Number(reply[1]) - 1, current: String(reply[2]) } };

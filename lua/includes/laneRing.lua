@@ -28,7 +28,8 @@
   has weight 1, no limit and no pause, so a claim reads no tenant's settings and an ack none either
   (a script asks once: state and release; claims learn it from dueWork's read of meta).
 
-  laneRing(base, group, ringKey, ringSetKey) -> ring, ringset, tenant: where the lane lives
+  laneRing(base, group, ringKey, ringSetKey, known?) -> ring, ringset, tenant: where the lane lives
+    (`known`: the lane's tenant as the caller read it in this script, '' for none, spared a GET)
   (The rotation at both levels, ringNext, is the claims' half of this, in ringNext.lua.)
   tenantOps() -> the table of what only a queue with tenants needs (below).
     .state(base, T) -> { weight, limit (nil: none), active (kept only under a limit), paused }; .open(t): may it be served
@@ -62,12 +63,15 @@ local TENANT_MARK = '{t}'
 --- @per-call tenantSettings
 local tenantSettings
 
-local function laneRing(base, group, ringKey, ringSetKey)
+local function laneRing(base, group, ringKey, ringSetKey, known)
   if compatMode() then return ringKey, ringSetKey, nil end
-  if anyTenant == nil then fairMode(base) end
-  if not anyTenant then return ringKey, ringSetKey, nil end
-  local tenant = rcall('GET', base .. 'g:' .. group .. ':tenant')
-  if not tenant then return ringKey, ringSetKey, nil end
+  local tenant = known
+  if tenant == nil then
+    if anyTenant == nil then fairMode(base) end
+    if not anyTenant then return ringKey, ringSetKey, nil end
+    tenant = rcall('GET', base .. 'g:' .. group .. ':tenant')
+  end
+  if not tenant or tenant == '' then return ringKey, ringSetKey, nil end
   local t = base .. 't:' .. tenant
   return t .. ':ring', t .. ':ringset', tenant
 end

@@ -3,7 +3,7 @@
 --- @include "compatMode"
 --- @include "laneRing"
 --[[
-  ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled, placed, tokens)
+  ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled, placed, tokens, tenant)
   Puts a lane on the ring when it is serviceable (non-empty, unpaused, under its ceiling) and not
   on it yet; membership is read from the ring set, so this is O(1) in the number of lanes.
   Only adds: the hot paths (submit, complete, fail, reap, promote, retryDead) can only make a lane
@@ -21,9 +21,10 @@
   does); a lane its rate parked may then rejoin, and the next claim that reaches it parks it again.
   A lane under a tenant joins its tenant's ring, and the tenant's entry joins the queue's ring
   when it is not on it and the tenant is open (see laneRing).
+  `tenant`: the lane's tenant when the caller has read it in this script ('' for none; see laneRing).
   Returns 1 when the lane joined the ring, 0 otherwise.
 ]]
-local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled, placed, tokens)
+local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, filled, placed, tokens, known)
   if not filled and rcall('ZCARD', base .. 'g:' .. group .. ':pending') == 0 then return 0 end
   if anyPaused and rcall('SISMEMBER', pausedKey, group) == 1 then return 0 end
   local lim
@@ -46,7 +47,7 @@ local function ringJoin(base, group, ringKey, ringSetKey, pausedKey, glimitKey, 
   end
   -- NOTE: a lane known to be on the ring (or parked there by its rate) needs no SADD to say so.
   if placed == 'on' then return 0 end
-  local ring, set, tenant = laneRing(base, group, ringKey, ringSetKey)
+  local ring, set, tenant = laneRing(base, group, ringKey, ringSetKey, known)
   if rcall('SADD', set, group) == 1 then
     -- NOTE: an ack learns the queue's fairness here, not before (one HMGET), and in `jobs` pushes
     -- itself, so it builds no ring operations.

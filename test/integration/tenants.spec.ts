@@ -194,6 +194,29 @@ describe('tenants: settings and ceilings', () => {
     expect((await lanes.tenant(q, 'A'))).toMatchObject({ weight: 3, active: 5 });
   });
 
+  it('submitMany of many chunks: the tenants its later chunks name are checked before the first chunk writes', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const filler = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ group: `f${from + i}`, payload: { i } }));
+    // An earlier item of the call fills lane z under no tenant, so the later item naming T is refused.
+    const refusedAhead = lanes.submitMany(q, [{ group: 'z', payload: { i: 0 } }, ...filler(699, 0), { group: 'z', payload: { i: 1 }, opts: { tenant: 'T' } }]);
+    await expect(refusedAhead).rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[700].opts.tenant' });
+    expect(await client.keys(`${k.base}*`)).toEqual([]);
+    // A delayed earlier item puts nothing into the lane yet: the tenant is taken.
+    await lanes.submitMany(q, [{ group: 'y', payload: { i: 0 }, opts: { delayMs: 60_000 } }, ...filler(599, 0), { group: 'y', payload: { i: 1 }, opts: { tenant: 'T' } }]);
+    expect(await client.get(k.laneTenant('y'))).toBe('T');
+    // A lane that holds jobs under U refuses T from a later chunk; under T it takes more of T's.
+    await lanes.submit(q, 'u', { i: 0 }, { tenant: 'U' });
+    const before = await client.dbsize();
+    await expect(lanes.submitMany(q, [...filler(650, 1000), { group: 'u', payload: { i: 1 }, opts: { tenant: 'T' } }]))
+      .rejects.toMatchObject({ argument: 'items[650].opts.tenant' });
+    expect(await client.dbsize()).toBe(before);
+    await lanes.submitMany(q, [...filler(650, 1000), { group: 'u', payload: { i: 2 }, opts: { tenant: 'U' } }, { group: 'v', payload: { i: 0 }, opts: { tenant: 'T' } }]);
+    expect(await lanes.lane(q, 'u')).toMatchObject({ tenant: 'U', pending: 2 });
+    expect(await lanes.lane(q, 'v')).toMatchObject({ tenant: 'T', pending: 1, inRing: true });
+    expect(await client.lrange(k.tenantRing('T'), 0, -1)).toEqual(['y', 'v']);
+  });
+
   it('lane() and lanes() name the tenant', async () => {
     const q = queues.queue();
     await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });
