@@ -260,9 +260,8 @@ export class LaneScripts {
    * is scheduled; `buried` counts the jobs served but dead-lettered (see served).
    */
   async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<Served> {
-    const reply = (await this.run('claim', k.queue, 'claim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.timers, k.rate, k.pauseInfo,
-        k.meta, k.dead, k.flatPending, k.index, k.weight, k.stats],
+    // NOTE: the script derives its other keys from the base (see lua/claim): each key passed costs a call.
+    const reply = (await this.run('claim', k.queue, 'claim', [k.ring],
       [k.base, leaseMs, steps, promoteMax], { onLate: this.handBackLate(k, 2) })) as Reply[];
     return this.served(k, reply);
   }
@@ -333,9 +332,8 @@ export class LaneScripts {
 
   /** `result` is JSON text, '' for none; `keepMs` 0 deletes the row. */
   async complete(k: LaneKeys, id: string, token: number, result: string, keepMs: number): Promise<boolean> {
-    const reply = await this.run('complete', k.queue, 'complete',
-      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats, k.index, k.weight, k.rate],
-      [k.base, id, token, keepMs, result]);
+    // NOTE: the script derives the queue's keys from the base (see lua/complete): each key passed costs a call.
+    const reply = await this.run('complete', k.queue, 'complete', [k.job(id)], [k.base, id, token, keepMs, result]);
     return reply === 1;
   }
 

@@ -30,7 +30,8 @@
   `x.weighted`, set here once per call, whether any lane of the queue has a weight.
   What it served is counted for shares() (servedShare: one ZINCRBY per lane per call).
   Numbers go to redis.call() as strings (counts through numText, the lease as Redis prints it,
-  %.17g, once per script rather than once per job): Redis 7.0 formats every number argument anew.
+  once per script rather than once per job: %d for a whole number of ms, the text %.17g makes of
+  it at a third of the cost): Redis 7.0 formats every number argument anew.
 ]]
 --- @per-call serveLeaseAt, serveLeaseText
 local serveLeaseAt, serveLeaseText
@@ -50,7 +51,7 @@ end
 
 local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   if leaseUntil ~= serveLeaseAt then
-    serveLeaseAt, serveLeaseText = leaseUntil, string.format('%.17g', leaseUntil)
+    serveLeaseAt, serveLeaseText = leaseUntil, string.format(leaseUntil == math.floor(leaseUntil) and '%d' or '%.17g', leaseUntil)
   end
   local laneKey = base .. 'g:' .. group .. ':pending'
   local popped = rcall('ZPOPMIN', laneKey, numText(want))

@@ -127,6 +127,7 @@ describe.each(SCRIPT_PATHS)('scripts on the server (%s): a forgotten script or l
         { id: 'JOB00000000003', group: 'a', payload: '1', dedupKey: '', delayMs: -5, maxAttempts: 0, own: false },
       ])],
       ['cross-queue base', () => scripts.claim({ ...k, base: other.base } as never, 1000, 1, 10)],
+      ['complete cross-queue base', () => scripts.complete({ ...k, base: other.base, job: (id: string) => k.job(id) } as never, 'JOB00000000000', 1, '', 0)],
     ];
     for (const [what, call] of refused) {
       const error = await call().then(() => undefined, (e: unknown) => e);

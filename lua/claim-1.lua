@@ -7,24 +7,18 @@
   window ages out, and then rejoins at the tail.
 
   KEYS[1]  ring       emq:{q}:ring
-  KEYS[2]  ringset    emq:{q}:ringset
-  KEYS[3]  paused     emq:{q}:paused
-  KEYS[4]  glimit     emq:{q}:glimit
-  KEYS[5]  gactive    emq:{q}:gactive
-  KEYS[6]  active     emq:{q}:active    (leases, scored by deadline)
-  KEYS[7]  schedule   emq:{q}:schedule
-  KEYS[8]  wake       emq:{q}:wake
-  KEYS[9]  timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
-  KEYS[10] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
-  KEYS[11] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
-  KEYS[12] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served;
-                                         field limit: the queue's ceiling on its active jobs)
-  KEYS[13] dead       emq:{q}:dead      (a due id without a row or group goes here, see strayJob,
-                                         and a lane entry without a row, see serveLane)
-  KEYS[14] pending    emq:{q}:pending   (the flat pending set: flat jobs in compat mode)
-  KEYS[15] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
-  KEYS[16] gweight    emq:{q}:gweight   (read only when a timed pause ends: is the lane still indexed?)
-  KEYS[17] stats      emq:{q}:stats     (totals: `dead` counts the strays dead-lettered here)
+
+  The other keys are derived from ARGV[1] (pinned to KEYS[1], so they share its {q} slot), each
+  when it is first needed: a key passed costs the call about 1,200 server instructions (parsed,
+  then made a Lua string in KEYS), one derived about half that, and only the keys the common path
+  reads are derived on every call. Of the queue: ringset, paused, glimit, gactive, active (leases,
+  scored by deadline), schedule, timers (timed pause ends, rate-window reopenings), meta (field
+  paused: the whole queue is paused, nothing is served; field limit: the queue's ceiling on its
+  active jobs), lanes (the lane index); and for the rarer paths wake, grate (rate ceilings: group
+  -> "max perMs"), gpause (pause details, cleared when a timed pause ends), dead (a due id without
+  a row or group goes here, see strayJob, and a lane entry without a row, see serveLane), pending
+  (the flat pending set: flat jobs in compat mode), gweight (read only when a timed pause ends: is
+  the lane still indexed?) and stats (totals: `dead` counts the strays dead-lettered here).
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -51,25 +45,26 @@ local rcall = redis.call
 --- @include "serveLane"
 --- @include "ringNext"
 --- @include "rateWindow"
+--- @include "laneKeysOf"
 
-local ringKey, ringSetKey, pausedKey, glimitKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local gactiveKey, activeKey, scheduleKey, wakeKey = KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-local timersKey, grateKey = KEYS[9], KEYS[10]
-local base = ARGV[1]
+local ringKey, base = KEYS[1], ARGV[1]
 local leaseMs, steps, promoteMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps < 1
    or not promoteMax or promoteMax < 0 then
   return redis.error_reply('ERR echomq: claim arguments do not match its keys')
 end
+local ringSetKey, pausedKey, glimitKey = base .. 'ringset', base .. 'paused', base .. 'glimit'
+local gactiveKey, activeKey, scheduleKey = base .. 'gactive', base .. 'active', base .. 'schedule'
+local timersKey, metaKey, lanesKey = base .. 'timers', base .. 'meta', base .. 'lanes'
 
 local now = nowMs()
 local nextDue, timerAt, rated, halted, queueLimit = -1, -1, false, false, nil
-local present = rcall('EXISTS', scheduleKey, timersKey, KEYS[12])
+local present = rcall('EXISTS', scheduleKey, timersKey, metaKey)
 if present > 0 then
   nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
-    meta = KEYS[12], grate = grateKey, gpause = KEYS[11], paused = pausedKey, ring = ringKey, ringset = ringSetKey,
-    glimit = glimitKey, gactive = gactiveKey, wake = wakeKey, dead = KEYS[13], pending = KEYS[14],
-    lanes = KEYS[15], gweight = KEYS[16], stats = KEYS[17] }, present)
+    meta = metaKey, grate = base .. 'grate', gpause = base .. 'gpause', paused = pausedKey, ring = ringKey, ringset = ringSetKey,
+    glimit = glimitKey, gactive = gactiveKey, wake = base .. 'wake', dead = base .. 'dead', pending = base .. 'pending',
+    lanes = lanesKey, gweight = base .. 'gweight', stats = base .. 'stats' }, present)
 else
   fairBy, fairMoving, anyTenant, ringPlain = false, false, false, true
 end
@@ -77,8 +72,7 @@ end
 -- asked once per call rather than per lane served.
 if steps > 1 then learnSettings(pausedKey, glimitKey) end
 local leaseUntil = now + leaseMs
-local laneKeys = { lanes = KEYS[15], dead = KEYS[13], stats = KEYS[17], paused = pausedKey, glimit = glimitKey,
-  gweight = KEYS[16], grate = grateKey, queueLimited = queueLimit ~= nil, now = now }
+local laneKeys = laneKeysOf(base, { lanes = lanesKey, paused = pausedKey, glimit = glimitKey, queueLimited = queueLimit ~= nil, now = now })
 local out = { leaseUntil, -1 }
 if halted then return out end
 -- NOTE: the queue's ceiling (queueLimit) counts its leases, served ones included.
@@ -88,7 +82,7 @@ while served < steps do
   local group, ring, set, tenant, t = ringNext(base, ringKey, ringSetKey)
   if not group then break end
   local active, limit, paused = laneState(group, pausedKey, glimitKey, gactiveKey)
-  local setting = rated and rcall('HGET', grateKey, group)
+  local setting = rated and rcall('HGET', laneKeys.grate, group)
   local window = setting and rateWindow(base, group, setting, now)
   if paused or (limit and active >= limit) then
     -- NOTE: unreachable while the ring holds exactly the serviceable lanes; if it ever does not,
@@ -104,7 +98,7 @@ while served < steps do
     if ringPlain then rcall('RPOP', ring) else ringOps().drop(base, ring, group) end
     if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true) end
     local at = window.reopenAt()
-    window.park(timersKey, wakeKey, at)
+    window.park(timersKey, laneKeys.wake, at)
     if timerAt < 0 or at < timerAt then timerAt = at end
     healed = healed + 1
     if healed > 16 then break end
@@ -126,7 +120,7 @@ while served < steps do
       else
         ringOps().drop(base, ring, group)
       end
-      window.park(timersKey, wakeKey, reopen)
+      window.park(timersKey, laneKeys.wake, reopen)
       if timerAt < 0 or reopen < timerAt then timerAt = reopen end
     end
     if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen, work) end

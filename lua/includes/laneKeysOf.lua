@@ -1,0 +1,21 @@
+--[[
+  laneKeysOf(base, keys) -> keys, which from now on derives a key of the queue it lacks from base
+  on its first read (keys.dead is base .. 'dead', and so on for the names of DERIVED_NAMES) and
+  keeps it: a script then passes, and builds, only the keys its common path reads (a key passed
+  costs a call about 1,200 server instructions, one derived about half that), and a rarer path
+  still finds the rest in the same table. Any other name it lacks reads as nil, as before.
+]]
+local DERIVED_NAMES = ' dead stats gweight grate wake gpause pending '
+local function deriveKey(keys, name)
+  if type(name) ~= 'string' or not string.find(DERIVED_NAMES, ' ' .. name .. ' ', 1, true) then return nil end
+  local key = rawget(keys, 'base') .. name
+  rawset(keys, name, key)
+  return key
+end
+--- @shared derivedKeys: its one function reads only the table it is given (the call's `keys`)
+local derivedKeys = { __index = deriveKey }
+
+local function laneKeysOf(base, keys)
+  keys.base = base
+  return setmetatable(keys, derivedKeys)
+end
