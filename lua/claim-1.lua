@@ -111,18 +111,8 @@ while served < steps do
       healed = healed + 1
       if healed > 16 then break end
     end
-    local reopen = window and window.record(n)
-    if reopen then
-      if left then
-        rcall('SADD', set, group)
-      elseif ringPlain then
-        rcall('RPOP', ring)
-      else
-        ringOps().drop(base, ring, group)
-      end
-      window.park(timersKey, laneKeys.wake, reopen)
-      if timerAt < 0 or reopen < timerAt then timerAt = reopen end
-    end
+    local reopen = window and window.afterServe(n, left, ring, set, timersKey, laneKeys.wake)
+    if reopen and (timerAt < 0 or reopen < timerAt) then timerAt = reopen end
     if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen, work) end
   end
 end

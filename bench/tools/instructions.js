@@ -14,7 +14,7 @@
 // The optional argument is another copy of the package (a folder with dist/ and lua/, e.g. a
 // checkout of an older commit, built) to compare with; by default the working tree's dist/.
 // Phases, per job: submitMany over 1,000 lanes; claimMany(25); complete one per script;
-// claim one per script; completeMany over 25 jobs per script; the contract's floor (contract-floor.js:
+// claim one per script; wclaim one per script (weight 1: one job a call); completeMany over 25 jobs per script; the contract's floor (contract-floor.js:
 // only what the keyspace makes every job do); BullMQ's addBulk and its Worker's drain (concurrency 50,
 // removeOnComplete). Then the whole life of each, and its ratio to BullMQ's.
 const { spawn, execFileSync } = require('child_process');
@@ -114,6 +114,9 @@ async function main() {
     });
     await phase('EchoMQ claim, one per script', 2000, async () => {
       for (let i = 0; i < 2000; i += 50) await Promise.all(Array.from({ length: 50 }, () => lanes.claim(Q)));
+    });
+    await phase('EchoMQ wclaim, one per script', 2000, async () => {
+      for (let i = 0; i < 2000; i += 50) await Promise.all(Array.from({ length: 50 }, () => lanes.wclaim(Q)));
     });
     await c.flushdb();
     await fairness();

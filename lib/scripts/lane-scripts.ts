@@ -267,9 +267,7 @@ export class LaneScripts {
   }
 
   async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<Served> {
-    const reply = (await this.run('wclaim', k.queue, 'wclaim',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
-        k.meta, k.dead, k.flatPending, k.index, k.stats],
+    const reply = (await this.run('wclaim', k.queue, 'wclaim', [k.ring],
       [k.base, leaseMs, max, promoteMax], { onLate: this.handBackLate(k, 2) })) as Reply[];
     return this.served(k, reply);
   }
@@ -304,14 +302,12 @@ export class LaneScripts {
   }
 
   /**
-   * Takes up to `turns` weighted turns in one round trip (see wclaimMany-17.lua); the jobs of each
+   * Takes up to `turns` weighted turns in one round trip (see lua/wclaimMany-1.lua); the jobs of each
    * turn in order. A job whose payload is not JSON is left out of its turn and dead-lettered (see served).
    */
   async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number):
     Promise<{ turns: LaneJob[][]; dueInMs: number; buried: number }> {
-    const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany',
-      [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.active, k.schedule, k.wake, k.weight, k.timers, k.rate, k.pauseInfo,
-        k.meta, k.dead, k.flatPending, k.index, k.stats],
+    const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany', [k.ring],
       [k.base, leaseMs, turns, max, untilJobs, promoteMax], { onLate: this.handBackLate(k, 3) })) as Reply[];
     const leaseUntil = Number(reply[0]);
     const out: LaneJob[][] = [];
@@ -341,8 +337,7 @@ export class LaneScripts {
   async completeMany(k: LaneKeys, acks: { id: string; token: number; result: string }[], keepMs: number): Promise<boolean[]> {
     const args: (string | number)[] = [k.base, acks.length, keepMs];
     for (const a of acks) args.push(a.id, a.token, a.result);
-    const reply = (await this.run('completeMany', k.queue, 'completeMany',
-      [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dedup, k.wake, k.stats, k.index, k.weight, k.rate], args)) as number[];
+    const reply = (await this.run('completeMany', k.queue, 'completeMany', [k.ring], args)) as number[];
     return reply.map((r) => r === 1);
   }
 

@@ -1,4 +1,5 @@
 --- @include "wakeBefore"
+--- @include "ringOps"
 --[[
   rateWindow(base, group, setting, now) -> a window object for a lane with a rate ceiling
   The lane's claim times are a list, newest first, kept at most `max` long (O(max) memory), in
@@ -10,6 +11,10 @@
     w.record(n)  -> records n claims at `now`; returns the time the window has room again when
                     it is now full, nil otherwise
     w.park(timersKey, wakeKey) -> keeps the lane off the ring until then (timer r:<group>)
+    w.afterServe(n, left, ring, set, timersKey, wakeKey) -> what a claim's turn does once it has
+                    served n jobs of the lane (`left`: the lane then left `ring`): records them,
+                    and when that fills the window parks the lane off its ring (kept in its ring
+                    set) until the time it returns, else nil
 ]]
 local function rateWindow(base, group, setting, now)
   local m, p = string.match(setting, '^(%d+) (%d+)$')
@@ -56,6 +61,19 @@ local function rateWindow(base, group, setting, now)
   function w.park(timersKey, wakeKey, at)
     wakeBefore(timersKey, at, wakeKey)
     rcall('ZADD', timersKey, string.format('%d', at), 'r:' .. group)
+  end
+  function w.afterServe(n, left, ring, set, timersKey, wakeKey)
+    local reopen = w.record(n)
+    if not reopen then return nil end
+    if left then
+      rcall('SADD', set, group)
+    elseif ringPlain then
+      rcall('RPOP', ring)
+    else
+      ringOps().drop(base, ring, group)
+    end
+    w.park(timersKey, wakeKey, reopen)
+    return reopen
   end
   return w
 end

@@ -43,17 +43,7 @@ local function laneTurn(base, group, ring, set, tenant, t, cap, now, leaseUntil,
     return 0, at, true
   elseif serviceable then
     local n, left, work = serveLane(base, group, want, leaseUntil, out, ring, set, k.active, k.gactive, active, limit, k, tenant)
-    local reopen = window and window.record(n)
-    if reopen then
-      if left then
-        rcall('SADD', set, group)
-      elseif ringPlain then
-        rcall('RPOP', ring)
-      else
-        ringOps().drop(base, ring, group)
-      end
-      window.park(k.timers, k.wake, reopen)
-    end
+    local reopen = window and window.afterServe(n, left, ring, set, k.timers, k.wake)
     return n, reopen or nil, left or (reopen and true) or false, work
   end
   -- NOTE: unreachable while the ring invariant holds (see claim); heal and rotate on.

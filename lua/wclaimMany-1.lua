@@ -9,23 +9,8 @@
   wclaim with `max` would be.
 
   KEYS[1]  ring       emq:{q}:ring
-  KEYS[2]  ringset    emq:{q}:ringset
-  KEYS[3]  paused     emq:{q}:paused
-  KEYS[4]  glimit     emq:{q}:glimit
-  KEYS[5]  gactive    emq:{q}:gactive
-  KEYS[6]  active     emq:{q}:active    (leases, scored by deadline)
-  KEYS[7]  schedule   emq:{q}:schedule
-  KEYS[8]  wake       emq:{q}:wake
-  KEYS[9]  gweight    emq:{q}:gweight   (integer >= 1 per group, 1 when unset)
-  KEYS[10] timers     emq:{q}:timers    (timed pause ends, rate-window reopenings)
-  KEYS[11] grate      emq:{q}:grate     (rate ceilings: group -> "max perMs")
-  KEYS[12] gpause     emq:{q}:gpause    (pause details, cleared when a timed pause ends)
-  KEYS[13] meta       emq:{q}:meta      (field paused: the whole queue is paused, nothing is served;
-                                         field limit: the queue's ceiling on its active jobs)
-  KEYS[14] dead       emq:{q}:dead      (strays, as claim)
-  KEYS[15] pending    emq:{q}:pending   (flat jobs in compat mode, as claim)
-  KEYS[16] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
-  KEYS[17] stats      emq:{q}:stats     (totals: `dead` counts the strays dead-lettered here)
+
+  The queue's other keys are derived from ARGV[1] as wclaim's are (see wclaim-1.lua).
 
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] leaseMs    lease length, >= 1
@@ -49,13 +34,14 @@ local rcall = redis.call
 --- @include "nowMs"
 --- @include "dueWork"
 --- @include "weightedTurn"
+--- @include "laneKeysOf"
 
 local MAX_JOBS = 1000
-local k = {
-  ring = KEYS[1], ringset = KEYS[2], paused = KEYS[3], glimit = KEYS[4], gactive = KEYS[5], active = KEYS[6],
-  schedule = KEYS[7], wake = KEYS[8], gweight = KEYS[9], timers = KEYS[10], grate = KEYS[11], gpause = KEYS[12],
-  meta = KEYS[13], dead = KEYS[14], pending = KEYS[15], lanes = KEYS[16], stats = KEYS[17],
-}
+-- NOTE: the keys every call reads are derived here, at once (a key read through laneKeysOf's
+-- metatable costs several times a concatenation); the rarer ones when first read.
+local k = laneKeysOf(ARGV[1], { ring = KEYS[1], ringset = ARGV[1] .. 'ringset', paused = ARGV[1] .. 'paused',
+  glimit = ARGV[1] .. 'glimit', gactive = ARGV[1] .. 'gactive', active = ARGV[1] .. 'active', schedule = ARGV[1] .. 'schedule',
+  timers = ARGV[1] .. 'timers', meta = ARGV[1] .. 'meta', lanes = ARGV[1] .. 'lanes', gweight = ARGV[1] .. 'gweight' })
 local base = ARGV[1]
 local leaseMs, turns, cap = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local untilJobs, promoteMax = tonumber(ARGV[5]), tonumber(ARGV[6])
