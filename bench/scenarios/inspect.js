@@ -147,6 +147,9 @@ async function run(ctx) {
         if (Number(e[2]) > maxUs) {
           maxUs = Number(e[2]);
           what = e[3].slice(0, 2).map(String).join(' ').slice(0, 60);
+          // NOTE: a script of several kinds (laneShares) is named with its kind, the argument after the base.
+          const keys = Number(e[3][2]);
+          if (/laneShares$/.test(String(e[3][1] || '')) && Number.isInteger(keys)) what += ` ${String(e[3][3 + keys + 1] ?? '')}`;
         }
       }
       longest.push((maxUs || SLOW_US) / 1000);
