@@ -14,7 +14,8 @@
 // The optional argument is another copy of the package (a folder with dist/ and lua/, e.g. a
 // checkout of an older commit, built) to compare with; by default the working tree's dist/.
 // Phases, per job: submitMany over 1,000 lanes; claimMany(25); complete one per script;
-// claim one per script; wclaim one per script (weight 1: one job a call); completeMany over 25 jobs per script; the contract's floor (contract-floor.js:
+// claim one per script; wclaim one per script (weight 1: one job a call); completeMany over 25 jobs per script;
+// submit one per script; the contract's floor (contract-floor.js:
 // only what the keyspace makes every job do); BullMQ's addBulk and its Worker's drain (concurrency 50,
 // removeOnComplete). Then the whole life of each, and its ratio to BullMQ's.
 const { spawn, execFileSync } = require('child_process');
@@ -127,6 +128,14 @@ async function main() {
       for (let i = 0; i < again.length; i += 25) {
         const r = await lanes.completeMany(Q, again.slice(i, i + 25).map((j) => ({ jobId: j.id, token: j.attempt })));
         if (r.some((ok) => !ok)) throw new Error('completeMany refused an ack');
+      }
+    });
+    await c.flushdb();
+    await fairness();
+    await phase('EchoMQ submit, one per script', 2000, async () => {
+      for (let i = 0; i < 2000; i += 50) {
+        await Promise.all(Array.from({ length: 50 }, (_, j) => lanes.submit(Q, `lane-${(i + j) % 1000}`, payload(i + j, `lane-${(i + j) % 1000}`),
+          tenants > 0 ? { tenant: `tenant-${((i + j) % 1000) % tenants}` } : undefined)));
       }
     });
     await contractFloor(client, phase, N, payload);

@@ -211,9 +211,8 @@ export class LaneScripts {
     if (job.tc !== undefined || job.tenant !== undefined || job.cost !== undefined) args.push(job.tc ?? '');
     if (job.tenant !== undefined || job.cost !== undefined) args.push(job.tenant ?? '');
     if (job.cost !== undefined) args.push(job.cost);
-    const reply = (await this.run('submit', k.queue, 'submit',
-      [k.lane(job.group), k.job(job.id), k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats],
-      args)) as string[];
+    // NOTE: the script derives the lane's and the queue's keys from the base (see lua/submit): each key passed costs a call.
+    const reply = (await this.run('submit', k.queue, 'submit', [k.job(job.id)], args)) as string[];
     if (reply[0] === 'tenant') return { refused: { item: 0, current: reply[1] } };
     if (reply[0] === 'full') return { full: { item: 0, n: Number(reply[1]) } };
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
@@ -345,9 +344,8 @@ export class LaneScripts {
   async fail(k: LaneKeys, id: string, token: number, error: string, p: FailPolicy, dead = false): Promise<'retry' | 'dead' | 'stale'> {
     const args: (string | number)[] = [k.base, id, token, error, p.maxAttempts, p.delayMs, p.factor, p.maxDelayMs];
     if (dead) args.push('1');
-    return (await this.run('fail', k.queue, 'fail',
-      [k.job(id), k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.schedule, k.dead, k.wake, k.stats, k.index, k.weight, k.rate],
-      args)) as 'retry' | 'dead' | 'stale';
+    // NOTE: the script derives the queue's keys from the base (see lua/fail): each key passed costs a call.
+    return (await this.run('fail', k.queue, 'fail', [k.job(id)], args)) as 'retry' | 'dead' | 'stale';
   }
 
   /** The new lease deadline, or 0 when the job is no longer held under `token`. */

@@ -128,6 +128,10 @@ describe.each(SCRIPT_PATHS)('scripts on the server (%s): a forgotten script or l
       ])],
       ['cross-queue base', () => scripts.claim({ ...k, base: other.base } as never, 1000, 1, 10)],
       ['complete cross-queue base', () => scripts.complete({ ...k, base: other.base, job: (id: string) => k.job(id) } as never, 'JOB00000000000', 1, '', 0)],
+      ['submit cross-queue base', () => scripts.submit({ ...k, base: other.base, job: (id: string) => k.job(id) } as never,
+        { id: 'JOB00000000004', group: 'a', payload: '1', dedupKey: '', delayMs: 0, maxAttempts: 0, own: false })],
+      ['fail cross-queue base', () => scripts.fail({ ...k, base: other.base, job: (id: string) => k.job(id) } as never, 'JOB00000000000', 1, 'e',
+        { maxAttempts: 1, delayMs: 0, factor: 1, maxDelayMs: 0 })],
     ];
     for (const [what, call] of refused) {
       const error = await call().then(() => undefined, (e: unknown) => e);

@@ -1,18 +1,23 @@
 --[[
   submit: admit one job into the lane of its group (or the schedule, when delayed).
 
-  KEYS[1]  lane       emq:{q}:g:<group>:pending
-  KEYS[2]  job        emq:{q}:job:<id>
-  KEYS[3]  ring       emq:{q}:ring
-  KEYS[4]  ringset    emq:{q}:ringset   (the lanes on the ring, for O(1) membership)
-  KEYS[5]  paused     emq:{q}:paused
-  KEYS[6]  glimit     emq:{q}:glimit
-  KEYS[7]  gactive    emq:{q}:gactive
-  KEYS[8]  schedule   emq:{q}:schedule
-  KEYS[9]  wake       emq:{q}:wake
-  KEYS[10] dedup      emq:{q}:dedup
-  KEYS[11] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
-  KEYS[12] stats      emq:{q}:stats     (counters: submitted, completed, retried, dead, reaped)
+  KEYS[1]  job        emq:{q}:job:<id>
+
+  The lane and the queue's keys are derived from ARGV[1] (pinned to KEYS[1], so they share its {q}
+  slot) into the table K, numbered as they were passed before (a key passed costs a call about
+  1,200 server instructions, one derived about half that):
+  K[1]  lane       emq:{q}:g:<group>:pending
+  K[2]  job        emq:{q}:job:<id>
+  K[3]  ring       emq:{q}:ring
+  K[4]  ringset    emq:{q}:ringset   (the lanes on the ring, for O(1) membership)
+  K[5]  paused     emq:{q}:paused
+  K[6]  glimit     emq:{q}:glimit
+  K[7]  gactive    emq:{q}:gactive
+  K[8]  schedule   emq:{q}:schedule
+  K[9]  wake       emq:{q}:wake
+  K[10] dedup      emq:{q}:dedup
+  K[11] lanes      emq:{q}:lanes     (lane index, scored by pending depth)
+  K[12] stats      emq:{q}:stats     (counters: submitted, completed, retried, dead, reaped)
 
   ARGV[1] base        'emq:{q}:', the prefix every key above starts with
   ARGV[2] id          job id (JOB + 11 base62)
@@ -32,7 +37,7 @@
   Clock: server TIME (submitted_at, due time of a delayed job).
   Derived keys: emq:{q}:job:<existing id> and emq:{q}:kept:<dedupKey> (a kept completion's dedup
   key), the lane ceilings emq:{q}:gdepth and delayed counts emq:{q}:gdelayed (see laneDepth), the lane's tenant emq:{q}:g:<group>:tenant and, under one, its tenant's ring and ring set
-  emq:{q}:t:<tenant>:ring|ringset (see laneRing), from ARGV[1], which is pinned to KEYS[3].
+  emq:{q}:t:<tenant>:ring|ringset (see laneRing), from ARGV[1].
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
@@ -47,10 +52,11 @@ local base, id, group, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local dedup = ARGV[5]
 local delayMs, maxAttempts = tonumber(ARGV[6]), tonumber(ARGV[7])
 local own = ARGV[8] == '1'
-if KEYS[1] ~= base .. 'g:' .. group .. ':pending' or KEYS[2] ~= base .. 'job:' .. id
-   or KEYS[3] ~= base .. 'ring' or not delayMs or delayMs < 0 or not maxAttempts or maxAttempts < 0 then
+if KEYS[1] ~= base .. 'job:' .. id or not delayMs or delayMs < 0 or not maxAttempts or maxAttempts < 0 then
   return redis.error_reply('ERR echomq: submit arguments do not match its keys')
 end
+local K = { base .. 'g:' .. group .. ':pending', KEYS[1], base .. 'ring', base .. 'ringset', base .. 'paused', base .. 'glimit',
+  base .. 'gactive', base .. 'schedule', base .. 'wake', base .. 'dedup', base .. 'lanes', base .. 'stats' }
 local tenant = ARGV[10] or ''
 local cost = ARGV[11] or ''
 if cost ~= '' and not string.match(cost, '^[1-9]%d?%d?%d?%d?%d?$') and cost ~= '1000000' then
@@ -59,33 +65,33 @@ end
 local retag = false
 local before = tenant ~= '' and (select(3, laneRing(base, group)) or '')
 if tenant ~= '' and before ~= tenant then
-  local current = tenantOps().conflict(base, group, tenant, KEYS[7])
+  local current = tenantOps().conflict(base, group, tenant, K[7])
   if current then return { 'tenant', current } end
   retag = true
 end
 -- NOTE: a lane's maxDepth refuses a job that would be new, before anything is written (laneDepth).
 if depthCeilings(base) then
   local room, n = laneDepth(base, group)
-  if room and room < 1 and not knownJob(base, id, dedup, own, group, payload, KEYS[10]) then return { 'full', n } end
+  if room and room < 1 and not knownJob(base, id, dedup, own, group, payload, K[10]) then return { 'full', n } end
 end
 -- NOTE: as in submitMany, the default mode joins the ring once the lane is counted.
 local deferJoin = not compatMode()
 local now = nowMs()
 local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
-  KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[9], deferJoin, tenant, cost)
+  K[3], K[4], K[5], K[6], K[7], K[8], K[9], K[10], ARGV[9], deferJoin, tenant, cost)
 if status == 'ok' then
-  rcall('HINCRBY', KEYS[12], 'submitted', '1')
-  if laned and retag then tenantOps().adopt(base, group, tenant, KEYS[4], before) end
+  rcall('HINCRBY', K[12], 'submitted', '1')
+  if laned and retag then tenantOps().adopt(base, group, tenant, K[4], before) end
   if laned then
-    local depth = rcall('ZCARD', KEYS[1])
+    local depth = rcall('ZCARD', K[1])
     if depth == 1 then
       -- NOTE: the lane was empty: its head entry goes in with its depth, in the one ZADD (see headBack).
-      rcall('ZADD', KEYS[11], '1', group, headScore(math.min(now, mintMsOf(jobId) or now)), headEntry(group))
+      rcall('ZADD', K[11], '1', group, headScore(math.min(now, mintMsOf(jobId) or now)), headEntry(group))
     else
-      rcall('ZADD', KEYS[11], string.format('%d', depth), group)
+      rcall('ZADD', K[11], string.format('%d', depth), group)
     end
     if deferJoin then
-      ringJoin(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[9], true, depth > 1 and 'on' or nil)
+      ringJoin(base, group, K[3], K[4], K[5], K[6], K[7], K[9], true, depth > 1 and 'on' or nil)
     end
   end
 end
