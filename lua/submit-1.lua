@@ -65,7 +65,7 @@ end
 local retag = false
 local before = tenant ~= '' and (select(3, laneRing(base, group)) or '')
 if tenant ~= '' and before ~= tenant then
-  local current = tenantOps().conflict(base, group, tenant, K[7])
+  local current = tenantOps().conflict(base, group, tenant, K[7], before)
   if current then return { 'tenant', current } end
   retag = true
 end
@@ -91,7 +91,8 @@ if status == 'ok' then
       rcall('ZADD', K[11], string.format('%d', depth), group)
     end
     if deferJoin then
-      ringJoin(base, group, K[3], K[4], K[5], K[6], K[7], K[9], true, depth > 1 and 'on' or nil)
+      -- NOTE: the lane's tenant, when this call read it (named one), spares ringJoin a GET.
+      ringJoin(base, group, K[3], K[4], K[5], K[6], K[7], K[9], true, depth > 1 and 'on' or nil, nil, retag and tenant or before or nil)
     end
   end
 end

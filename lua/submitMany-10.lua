@@ -90,10 +90,26 @@ end
 -- GET when the lane joins its ring below.
 local retag, retagFrom, laneOf = {}, {}, {}
 if stride >= 9 or later > 0 then
+  -- NOTE: the tenants of all the lanes the call names are read at once (laneTenants: one MGET).
+  local groups, named = {}, {}
+  for i = 0, stride >= 9 and n - 1 or -1 do
+    local g = ARGV[3 + i * stride + 1]
+    if not named[g] then
+      named[g] = true
+      groups[#groups + 1] = g
+    end
+  end
+  for i = 0, later - 1 do
+    local g = ARGV[3 + n * stride + i * 3]
+    if not named[g] then
+      named[g] = true
+      groups[#groups + 1] = g
+    end
+  end
+  laneOf = laneTenants(base, groups)
   local held = {}
   for i = 0, stride >= 9 and n - 1 or -1 do
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
-    if laneOf[g] == nil then laneOf[g] = select(3, laneRing(base, g)) or '' end
     if t ~= '' and t ~= laneOf[g] then
       if held[g] == nil then
         held[g] = rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false
@@ -108,7 +124,6 @@ if stride >= 9 or later > 0 then
   for i = 0, later - 1 do
     local o = 3 + n * stride + i * 3
     local g, t = ARGV[o], ARGV[o + 1]
-    if laneOf[g] == nil then laneOf[g] = select(3, laneRing(base, g)) or '' end
     if t ~= laneOf[g] then
       local first, ahead = string.match(ARGV[o + 2], '^(%d+)(h?)$')
       if ahead == '' and held[g] == nil then
