@@ -217,6 +217,66 @@ describe('tenants: settings and ceilings', () => {
     expect(await client.lrange(k.tenantRing('T'), 0, -1)).toEqual(['y', 'v']);
   });
 
+  it('submitMany of many chunks, random plans: refused exactly where one pass over its items would refuse, and then nothing written', async () => {
+    type Pre = 'empty' | 'none' | 'A' | 'B';
+    type Item = { g: string; tenant?: string; delayed: boolean };
+    const LANES = ['p0', 'p1', 'p2', 'p3'];
+    // The contract's rule, in call order: one tenant per lane per call; a lane takes a named tenant
+    // only while it holds no job (an earlier undelayed item of the call puts one in).
+    const refusedAt = (pre: Record<string, Pre>, items: Item[]): number | undefined => {
+      const named = new Map<string, string>();
+      for (let i = 0; i < items.length; i++) {
+        const { g, tenant: t } = items[i];
+        if (t === undefined) continue;
+        if (named.has(g) && named.get(g) !== t) return i;
+        named.set(g, t);
+      }
+      const tenantOf = new Map(LANES.map((g) => [g, pre[g] === 'A' || pre[g] === 'B' ? pre[g] : '']));
+      const holds = new Map(LANES.map((g) => [g, pre[g] !== 'empty']));
+      for (let i = 0; i < items.length; i++) {
+        const { g, tenant: t = '', delayed } = items[i];
+        if (t !== '' && t !== tenantOf.get(g)) {
+          if (holds.get(g)) return i;
+          tenantOf.set(g, t);
+        }
+        if (!delayed) holds.set(g, true);
+      }
+      return undefined;
+    };
+    const plan = fc.record({
+      pre: fc.record(Object.fromEntries(LANES.map((g) => [g, fc.constantFrom<Pre>('empty', 'none', 'A', 'B')])) as Record<string, fc.Arbitrary<Pre>>),
+      // NOTE: items near the start and on both sides of the first chunk's end (500), where the chunks meet.
+      picks: fc.array(fc.record({ at: fc.oneof(fc.nat(40), fc.integer({ min: 470, max: 560 })), g: fc.constantFrom(...LANES),
+        tenant: fc.option(fc.constantFrom('A', 'B'), { nil: undefined }), delayed: fc.boolean() }), { minLength: 1, maxLength: 8 }),
+      length: fc.integer({ min: 561, max: 700 }),
+    });
+    let refusals = 0;
+    await fc.assert(fc.asyncProperty(plan, async ({ pre, picks, length }) => {
+      const q = queues.queue();
+      for (const g of LANES) if (pre[g] !== 'empty') await lanes.submit(q, g, { pre: true }, pre[g] === 'none' ? undefined : { tenant: pre[g] });
+      const items: Item[] = Array.from({ length }, (_, i) => ({ g: `fill${i}`, delayed: false }));
+      for (const p of picks) items[p.at] = { g: p.g, tenant: p.tenant, delayed: p.delayed };
+      const at = refusedAt(pre, items);
+      const before = await client.dbsize();
+      const call = lanes.submitMany(q, items.map(({ g, tenant: t, delayed }) => ({ g, payload: { g }, opts: { ...(t ? { tenant: t } : {}), ...(delayed ? { delayMs: 60_000 } : {}) } }))
+        .map(({ g, payload, opts }) => ({ group: g, payload, opts })));
+      if (at !== undefined) {
+        refusals += 1;
+        await expect(call).rejects.toMatchObject({ name: 'EchoMqError', argument: `items[${at}].opts.tenant` });
+        expect(await client.dbsize()).toBe(before);
+      } else {
+        expect(new Set(await call).size).toBe(length);
+        for (const g of LANES) {
+          const first = items.find((it) => it.g === g && it.tenant !== undefined && !it.delayed);
+          if (first) expect((await lanes.lane(q, g)).tenant).toBe(first.tenant);
+        }
+      }
+    }), { numRuns: 120, seed: 20261206 });
+    // NOTE: the plans must reach both outcomes, or the property says little.
+    expect(refusals).toBeGreaterThan(10);
+    expect(refusals).toBeLessThan(110);
+  });
+
   it('lane() and lanes() name the tenant', async () => {
     const q = queues.queue();
     await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });
