@@ -29,7 +29,8 @@
   pausedLanes, completedLastMinute, paused (1 while the queue is paused, else 0), cancelled, limit (the
   queue's ceiling, -1 when none), fairness ('jobs', 'cost' or 'time': meta field `fair`), oldestDone (1
   when the oldest head below is exact, 0 when its budget ran out: see oldestLanes), oldestLane ('' when
-  no lane holds a pending job), oldestReady (ms, its head's ready time), now (ms) }. The oldest head
+  no lane holds a pending job), oldestReady (ms, its head's ready time), now (ms), and the last head entry
+  it checked, lastBound and lastMember ('' when none), for oldestLanes to go on from }. The oldest head
   comes from the lane index's head entries (see includes/headBack), which this may tidy (it writes).
   ringLength counts the ring list and its virtual-time set <ring>:vt (one of them is empty, see ringOps).
   Clock: server TIME (which lane timers are due, which buckets are in the last minute).
@@ -51,7 +52,7 @@ local now = nowMs()
 laneTimers(base, now, { timers = KEYS[9], grate = KEYS[10], gpause = KEYS[11], paused = KEYS[6], ring = KEYS[5],
   ringset = KEYS[12], glimit = KEYS[13], gactive = KEYS[14], wake = KEYS[15], lanes = KEYS[7], gweight = KEYS[16] })
 -- NOTE: the oldest head, within a budget (see headBack): past it the caller goes on with oldestLanes.
-local oldest, oldestDone = oldestHeads(KEYS[7], base, now, 1, 100)
+local oldest, oldestDone, lastBound, lastMember = oldestHeads(KEYS[7], base, now, 1, 100)
 local h = rcall('HMGET', KEYS[1], 'submitted', 'completed', 'retried', 'dead', 'reaped', 'cancelled')
 local meta = rcall('HMGET', KEYS[8], 'limit', 'fair')
 return {
@@ -61,5 +62,5 @@ return {
   completedLastMinute(KEYS[1], now), rcall('HEXISTS', KEYS[8], 'paused'), tonumber(h[6]) or 0,
   tonumber(meta[1]) or -1, meta[2] or 'jobs',
   oldestDone and 1 or 0, oldest[1] and oldest[1][1] or '', oldest[1] and string.format('%d', oldest[1][2]) or '',
-  string.format('%d', now),
+  string.format('%d', now), lastBound and string.format('%d', lastBound) or '', lastMember or '',
 }

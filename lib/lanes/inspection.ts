@@ -124,9 +124,9 @@ export class LaneInspection {
     if (s.oldestDone) {
       if (s.oldestLane !== null) oldest = { group: s.oldestLane, headWaitMs: Math.max(0, s.now - s.oldestReady!) };
     } else {
-      // NOTE: rare (many heads to check since the last read): oldestLanes goes on from what readStats found.
+      // NOTE: rare (many heads to check since the last read): oldestLanes goes on from where readStats stopped.
       const ready = new Map<string, number>(s.oldestLane !== null ? [[s.oldestLane, s.oldestReady!]] : []);
-      [oldest] = await this.fairness.oldest(k, 1, { ready, now: s.now });
+      [oldest] = await this.fairness.oldest(k, 1, { ready, now: s.now, after: s.oldestAfter });
     }
     return {
       totals: { submitted: s.submitted, completed: s.completed, retried: s.retried, dead: s.deadTotal, reaped: s.reaped, cancelled: s.cancelled },

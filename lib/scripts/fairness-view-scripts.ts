@@ -11,10 +11,12 @@ const HEADS_PER_CALL = 100;
 /** Calls one read of the oldest heads makes at most: 100,000 heads (all the lanes of a 100,000-lane queue upgraded from 0.2, at their floor). */
 const OLDEST_CALLS_MAX = 1_000;
 
-/** @internal Where one read of the oldest heads has got to: the oldest found so far, by lane. */
+/** @internal Where one read of the oldest heads has got to: the oldest found so far, by lane, and the last head entry checked. */
 export interface OldestSoFar {
   ready: Map<string, number>;
   now: number;
+  /** The bound and member of the last head entry checked; ['', ''] before any. */
+  after: [string, string];
 }
 
 /** @internal The typed calls of the scripts that show fairness (lua/laneShares-4.lua, lua/oldestLanes-1.lua): what the lanes were served, and whose heads waited longest. */
@@ -74,8 +76,8 @@ export class FairnessViewScripts {
    * is done, each told the count-th oldest known so far (so it checks only heads that may beat it).
    */
   async oldest(k: LaneKeys, count: number, from?: OldestSoFar): Promise<LaneHeadWait[]> {
-    const known = from ?? { ready: new Map<string, number>(), now: 0 };
-    let after: [string, string] = ['', ''];
+    const known = from ?? { ready: new Map<string, number>(), now: 0, after: ['', ''] };
+    let after = known.after;
     for (let call = 0; call < OLDEST_CALLS_MAX; call++) {
       const below = known.ready.size >= count ? [...known.ready.values()].sort((a, b) => a - b)[count - 1] : '';
       const r = (await this.scripts.run('oldestLanes', k.queue, 'oldestLanes', [k.index], [k.base, count, HEADS_PER_CALL, below, ...after])) as string[];

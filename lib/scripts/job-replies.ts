@@ -44,6 +44,8 @@ export interface StatsRow {
   completedLastMinute: number; paused: boolean; cancelled: number; limit: number | null; fairness: FairnessBy;
   /** The oldest head below is exact (false: its budget ran out, see lua/oldestLanes-1.lua). */
   oldestDone: boolean; oldestLane: string | null; oldestReady: number | null;
+  /** The last head entry it checked (its bound and member, '' when none): where oldestLanes goes on from. */
+  oldestAfter: [string, string];
   /** The server's clock when it read (ms). */
   now: number;
 }

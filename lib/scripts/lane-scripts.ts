@@ -510,6 +510,7 @@ export class LaneScripts {
       oldestLane: raw[17] ? String(raw[17]) : null,
       oldestReady: raw[17] ? Number(raw[18]) : null,
       now: Number(raw[19]),
+      oldestAfter: [String(raw[20] ?? ''), String(raw[21] ?? '')],
     };
   }
 

@@ -167,6 +167,18 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
       expect(Number(await client.zscore(k.index, '{h}x'))).toBeGreaterThan(1_700_000_000_000);
     });
 
+    it('stats() past readStats\' budget goes on where it stopped: 2,000 heads at the floor, each checked once (20 calls of 100)', async () => {
+      const q = queues.queue();
+      const k = keysOf(q);
+      await lanes.submitMany(q, [...Array(2_000).keys()].map((i) => ({ group: `l${i}`, payload: i })));
+      const flat = await client.zrange(k.index, 0, -1);
+      await client.zadd(k.index, 'XX', ...flat.filter((m) => m.startsWith('{h}')).flatMap((m) => ['1000000000000', m]));
+      const fcalls = (text: string) => Number(/cmdstat_(?:fcall|evalsha):calls=(\d+)/.exec(text)?.[1] ?? 0);
+      const calls = await client.info('commandstats');
+      expect((await lanes.stats(q)).oldestLane).toBe('l0');
+      expect(fcalls(await client.info('commandstats')) - fcalls(calls)).toBe(20);
+    });
+
     it('check few heads once the bounds are raised: 2,000 lanes, then one read of the oldest', async () => {
       const q = queues.queue();
       const k = keysOf(q);
