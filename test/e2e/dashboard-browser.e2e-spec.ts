@@ -7,13 +7,13 @@ import { Test } from '@nestjs/testing';
 import { mkdirSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { EchoMqModule, LanesService } from '../../lib';
 import { EchoMqDashboardModule } from '../../lib/dashboard';
 import { AppModule as SampleAppModule } from '../../sample/app.module';
 import { dashboardLink } from '../../sample/dashboard-token.guard';
 import { GUESS_QUEUE } from '../../sample/guess';
-import { launchChromium, watchPage } from '../support/browser';
+import { dashboardBrowser, watchPage } from '../support/browser';
 import { CapturingLogger, nestFixture } from '../support/nest';
 
 const TOKEN = 'browser-test-token';
@@ -29,14 +29,7 @@ class TokenGuard implements CanActivate {
 
 describe('dashboard in a real browser (Chromium)', () => {
   const fixture = nestFixture();
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const { open, newPage } = dashboardBrowser();
 
   /**
    * Boots an app with the dashboard at /echomq (under `prefix` when given), listening on a free
@@ -58,16 +51,6 @@ describe('dashboard in a real browser (Chromium)', () => {
     await app.listen(0, '127.0.0.1');
     const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     return { app, url: `${base}${opts.prefix ? `/${opts.prefix}` : ''}/echomq`, lanes: app.get(LanesService) };
-  }
-
-  /** Opens the page and waits for its first frame; the caller closes the page. */
-  async function open(url: string, width = 1280): Promise<{ page: Page; trouble: ReturnType<typeof watchPage>; ms: number }> {
-    const page = await browser.newPage({ viewport: { width, height: 900 } });
-    const trouble = watchPage(page);
-    const started = Date.now();
-    await page.goto(url);
-    await page.waitForSelector('body[data-frame-at]', { timeout: 10_000 });
-    return { page, trouble, ms: Date.now() - started };
   }
 
   const rowOf = (page: Page, group: string) => page.locator('#lanes tbody tr', { has: page.locator('td.name > span:first-child', { hasText: group }) });
@@ -354,7 +337,7 @@ describe('dashboard in a real browser (Chromium)', () => {
     const { url, lanes } = await boot();
     const sly = '</script><img src=x onerror=alert(3)>';
     await lanes.submitMany('shop', [{ group: 'acme', payload: { n: 1 } }, { group: sly, payload: { n: 2 } }]);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await newPage();
     const trouble = watchPage(page);
     try {
       // What the page shows at DOMContentLoaded (its module has run, nothing it fetched has come back):
@@ -482,7 +465,7 @@ describe('dashboard in a real browser (Chromium)', () => {
     items.push(...Array.from({ length: 12 }, () => ({ group: 'orca', payload: { i: -2 } })));
     for (let i = 0; i < items.length; i += 20_000) await lanes.submitMany('big', items.slice(i, i + 20_000));
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await newPage();
     const trouble = watchPage(page);
     try {
       const started = Date.now();

@@ -5,12 +5,12 @@ import { Test } from '@nestjs/testing';
 import { mkdirSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
 import { setTimeout as sleep } from 'timers/promises';
 import { EchoMqModule, LaneConsumer, LanesService, Weighted } from '../../lib';
 import { EchoMqDashboardModule } from '../../lib/dashboard';
-import { launchChromium, watchPage } from '../support/browser';
+import { dashboardBrowser } from '../support/browser';
 import { CapturingLogger, nestFixture } from '../support/nest';
 
 const QUEUE = 'drill';
@@ -50,14 +50,7 @@ class DrillWorker {
 
 describe('dashboard fairness view in a real browser (Chromium)', () => {
   const fixture = nestFixture();
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const { open } = dashboardBrowser();
 
   /** Boots an app with the read-only dashboard on QUEUE (and the drill's consumer when asked), on a free loopback port. */
   async function boot(opts: { worker?: boolean } = {}): Promise<{ app: INestApplication; url: string; lanes: LanesService }> {
@@ -74,14 +67,6 @@ describe('dashboard fairness view in a real browser (Chromium)', () => {
     await app.listen(0, '127.0.0.1');
     const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     return { app, url: `${base}/echomq/?queue=${QUEUE}`, lanes: app.get(LanesService) };
-  }
-
-  async function open(url: string, width = 1280): Promise<{ page: Page; trouble: ReturnType<typeof watchPage> }> {
-    const page = await browser.newPage({ viewport: { width, height: 900 } });
-    const trouble = watchPage(page);
-    await page.goto(url);
-    await page.waitForSelector('body[data-frame-at]', { timeout: 10_000 });
-    return { page, trouble };
   }
 
   /** The lane rows of the fairness table, as drawn. */

@@ -18,6 +18,34 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }
 
+/**
+ * One Chromium for a describe block: launched before its tests and closed after them; `open` loads a
+ * dashboard page (its errors and dialogs watched) and waits for its first frame. The caller closes the page.
+ */
+export function dashboardBrowser(): {
+  open(url: string, width?: number): Promise<{ page: Page; trouble: PageTrouble; ms: number }>;
+  newPage(): Promise<Page>;
+} {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    newPage: () => browser!.newPage({ viewport: { width: 1280, height: 900 } }),
+    async open(url, width = 1280) {
+      const page = await browser!.newPage({ viewport: { width, height: 900 } });
+      const trouble = watchPage(page);
+      const started = Date.now();
+      await page.goto(url);
+      await page.waitForSelector('body[data-frame-at]', { timeout: 10_000 });
+      return { page, trouble, ms: Date.now() - started };
+    },
+  };
+}
+
 /** Everything a page reported as an error: console errors, uncaught exceptions, dialogs it opened. */
 export interface PageTrouble {
   errors: string[];

@@ -3,7 +3,7 @@
 import { get, post, stream } from './api.js';
 import { renderCards } from './cards.js';
 import { backlogBar } from './chart.js';
-import { agedMs, byId, clock, count, duration, el, fill } from './dom.js';
+import { agedMs, byId, clock, count, duration, el, fill, pauseText } from './dom.js';
 import { renderFairness, renderFairnessLegend, tickFairness } from './fairness.js';
 import { showJob, wireJobView } from './job-view.js';
 import { renderRing } from './ring.js';
@@ -62,13 +62,6 @@ function laneState(lane) {
   return { text: 'out of ring', out: true };
 }
 
-function pausedCell(lane) {
-  if (!lane.paused) return '';
-  const parts = [lane.pausedUntil ? `until ${clock(lane.pausedUntil)}` : 'until resumed'];
-  if (lane.pauseReason) parts.push(lane.pauseReason);
-  return parts.join(' · ');
-}
-
 function headCell(lane) {
   if (lane.pending === 0) return '';
   if (!lane.head) return lane.head === null ? '' : '…';
@@ -106,7 +99,7 @@ function laneRow(lane, maxPending) {
     el('td', { className: 'n', text: count(lane.weight) }),
     el('td', { className: 'n', text: (lane.limit === null ? '–' : count(lane.limit)) + (lane.ordered ? ' · ordered' : '') }),
     el('td', { text: lane.rate ? `${count(lane.rate.max)} / ${duration(lane.rate.perMs)}` : '–' }),
-    el('td', { className: lane.paused ? 'paused' : '', text: pausedCell(lane) }),
+    el('td', { className: lane.paused ? 'paused' : '', text: pauseText(lane) }),
     el('td', {}, headAge(lane), el('span', { text: headCell(lane) })),
   ];
   if (!state.config.readOnly) {
@@ -228,7 +221,7 @@ function describeLane(lane) {
   const s = laneState(lane);
   byId('panel-state').textContent = `${count(lane.pending)} pending, ${count(lane.active)} active, weight ${lane.weight}, `
     + `ceiling ${lane.limit ?? 'none'}${lane.ordered ? ', ordered' : ''}, ${lane.rate ? `rate ${lane.rate.max} per ${duration(lane.rate.perMs)}` : 'no rate'}; ${s.text}`
-    + (lane.paused ? ` (${pausedCell(lane)})` : '');
+    + (lane.paused ? ` (${pauseText(lane)})` : '');
 }
 
 /**

@@ -67,6 +67,12 @@ export function duration(ms) {
 /** A clock time of a ms-since-epoch instant. */
 export const clock = (ms) => new Date(ms).toLocaleTimeString();
 
+/** A lane's or a tenant's pause in words: until when (or until resumed), then its reason; '' when not paused. */
+export function pauseText(p) {
+  if (!p.paused) return '';
+  return [p.pausedUntil ? `until ${clock(p.pausedUntil)}` : 'until resumed', p.pauseReason].filter(Boolean).join(' · ');
+}
+
 /**
  * The head age an element shows, aged by the time since its frame came: head ages are marked with
  * data-age (ms, as the frame said) and data-seen (performance.now() when drawn), so the page can

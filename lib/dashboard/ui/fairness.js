@@ -1,7 +1,7 @@
 // The fairness view: per lane (grouped under its tenant), its share of what the last minute served
 // drawn against the share its weight entitles it to, and how long its head job has waited, coloured
 // by threshold. Read-only: no control here. Every name and reason goes in as text (see dom.js).
-import { agedMs, byId, clock, count, duration, el, fill, svg } from './dom.js';
+import { agedMs, byId, count, duration, el, fill, pauseText, svg } from './dom.js';
 
 /** A head younger than this is fine (green). */
 export const AGE_OK_MS = 5_000;
@@ -85,7 +85,7 @@ function shareCell(share, entitled, scale, backlogged) {
 /** Why a lane is served or not, in words (a pause with its end and its reason). */
 function laneState(lane) {
   if (lane.paused) {
-    return { text: ['paused', lane.pausedUntil ? `until ${clock(lane.pausedUntil)}` : 'until resumed', lane.pauseReason].filter(Boolean).join(' · '), cls: 'paused' };
+    return { text: `paused · ${pauseText(lane)}`, cls: 'paused' };
   }
   if (!lane.backlogged && lane.pending === 0) return { text: 'idle (nothing pending)', cls: '' };
   if (lane.inRing) return { text: 'in ring', cls: '' };
@@ -94,7 +94,7 @@ function laneState(lane) {
 
 function tenantStateText(t) {
   if (!t) return { text: '', cls: '' };
-  if (t.paused) return { text: ['paused', t.pausedUntil ? `until ${clock(t.pausedUntil)}` : 'until resumed', t.pauseReason].filter(Boolean).join(' · '), cls: 'paused' };
+  if (t.paused) return { text: `paused · ${pauseText(t)}`, cls: 'paused' };
   return { text: t.inRing ? 'in ring' : t.pending === 0 ? 'idle (nothing pending)' : 'out of ring', cls: '' };
 }
 

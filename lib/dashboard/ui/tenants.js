@@ -2,7 +2,7 @@
 // lanes of no tenant after them, as before), and the tenant's Steer panel (pause with minutes and a
 // reason, resume, weight, ceiling). Every name goes in as text (see dom.js).
 import { backlogBar } from './chart.js';
-import { byId, clock, count, duration, el } from './dom.js';
+import { byId, count, duration, el, pauseText } from './dom.js';
 
 /** A tenant's entry on the queue's ring: '{t}' and the name ('{' cannot open a lane's name). */
 export const TENANT_ENTRY = '{t}';
@@ -14,13 +14,6 @@ export function tenantState(t) {
   if (t.pending === 0) return { text: 'empty', out: false };
   if (t.limit !== null && t.active >= t.limit) return { text: 'at ceiling', out: true };
   return { text: 'no lane serviceable', out: true };
-}
-
-export function tenantPaused(t) {
-  if (!t.paused) return '';
-  const parts = [t.pausedUntil ? `until ${clock(t.pausedUntil)}` : 'until resumed'];
-  if (t.pauseReason) parts.push(t.pauseReason);
-  return parts.join(' · ');
 }
 
 /** A tenant's row: its name and state, its lanes' sums, its settings; Steer unless read-only. */
@@ -35,7 +28,7 @@ function tenantRow(name, t, maxPending, readOnly, onSteer) {
     el('td', { className: 'n', text: t ? count(t.weight) : '–' }),
     el('td', { className: 'n', text: t && t.limit !== null ? count(t.limit) : '–' }),
     el('td', { text: '' }),
-    el('td', { className: t && t.paused ? 'paused' : '', text: t ? tenantPaused(t) : '' }),
+    el('td', { className: t && t.paused ? 'paused' : '', text: t ? pauseText(t) : '' }),
     el('td', { text: '' }),
   ];
   if (!readOnly) {
@@ -87,7 +80,7 @@ export function wireTenantPanel(act, toast) {
     if (!t || t.tenant !== selected) return;
     const s = tenantState(t);
     byId('tpanel-state').textContent = `${count(t.lanes)} lanes, ${count(t.pending)} pending, ${count(t.active)} active, weight ${t.weight}, `
-      + `ceiling ${t.limit ?? 'none'}; ${s.text}` + (t.paused ? ` (${tenantPaused(t)})` : '');
+      + `ceiling ${t.limit ?? 'none'}; ${s.text}` + (t.paused ? ` (${pauseText(t)})` : '');
   };
   const change = async (path, body, done) => describe(await act(path, { tenant: selected, ...body }, done));
   const form = (id, handler) => byId(id).addEventListener('submit', (e) => {
