@@ -15,17 +15,22 @@
 local SHARE_TTL_MS = '80000'
 --- @per-call shareTtlServed, shareTtlWork: the bucket keys this call has given their TTL
 local shareTtlServed, shareTtlWork
+--- @per-call shareAt, shareServedKey, shareNumber: the call's bucket key, built once for its clock (and its number)
+local shareAt, shareServedKey, shareNumber
 
 local function servedShare(base, group, served, work, now)
-  local n = numText(shareBucket(now))
-  local key = base .. 'served:' .. n
+  if now ~= shareAt then
+    shareNumber = numText(shareBucket(now))
+    shareAt, shareServedKey = now, base .. 'served:' .. shareNumber
+  end
+  local key = shareServedKey
   -- NOTE: the reply equals what was added only when this is the lane's first entry in the bucket.
   if tonumber(rcall('ZINCRBY', key, numText(served), group)) == served and shareTtlServed ~= key then
     rcall('PEXPIRE', key, SHARE_TTL_MS)
     shareTtlServed = key
   end
   if work > 0 then
-    local wkey = base .. 'work:' .. n
+    local wkey = base .. 'work:' .. shareNumber
     -- NOTE: a time claim's work is the queue's mean time, not always whole ms.
     local text = work == math.floor(work) and numText(work) or string.format('%.3f', work)
     if tonumber(rcall('ZINCRBY', wkey, text, group)) == tonumber(text) and shareTtlWork ~= wkey then
