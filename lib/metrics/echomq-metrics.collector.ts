@@ -47,101 +47,89 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    const collector = this;
     const registers = [this.registry];
+    /** A metric read at each scrape from its snapshots: reset (a lane that left the top goes), then `fill` per queue. */
+    const fromSnapshots = <M extends { reset(): void }>(fill: (metric: M, s: QueueSnapshot) => void) => {
+      const read = () => this.read();
+      return async function collect(this: M): Promise<void> {
+        const snaps = await read();
+        this.reset();
+        for (const s of snaps) fill(this, s);
+      };
+    };
     const jobsTotal = new Counter({
       name: 'echomq_jobs_total',
       help: 'Jobs of the queue by event since the queue began (the server\'s totals, the same from every process).',
       labelNames: ['queue', 'event'], registers,
-      async collect() {
-        const snaps = await collector.read();
-        this.reset();
-        for (const s of snaps) for (const e of TOTAL_EVENTS) this.inc({ queue: s.queue, event: e }, s.stats.totals[e]);
-      },
+      collect: fromSnapshots((metric, s) => {
+        for (const e of TOTAL_EVENTS) metric.inc({ queue: s.queue, event: e }, s.stats.totals[e]);
+      }),
     });
     const jobs = new Gauge({
       name: 'echomq_jobs',
       help: 'Jobs of the queue in each state now.',
       labelNames: ['queue', 'state'], registers,
-      async collect() {
-        const snaps = await collector.read();
-        this.reset();
-        for (const s of snaps) for (const st of JOB_STATES) this.set({ queue: s.queue, state: st }, s.stats[st]);
-      },
+      collect: fromSnapshots((metric, s) => {
+        for (const st of JOB_STATES) metric.set({ queue: s.queue, state: st }, s.stats[st]);
+      }),
     });
     const lanes = new Gauge({
       name: 'echomq_lanes',
       help: 'Lanes of the queue: all with work or settings (total), serviceable now (ring), paused.',
       labelNames: ['queue', 'state'], registers,
-      async collect() {
-        const snaps = await collector.read();
-        this.reset();
-        for (const s of snaps) {
-          this.set({ queue: s.queue, state: 'total' }, s.stats.lanes);
-          this.set({ queue: s.queue, state: 'ring' }, s.stats.ringLength);
-          this.set({ queue: s.queue, state: 'paused' }, s.stats.pausedLanes);
-        }
-      },
+      collect: fromSnapshots((metric, s) => {
+        metric.set({ queue: s.queue, state: 'total' }, s.stats.lanes);
+        metric.set({ queue: s.queue, state: 'ring' }, s.stats.ringLength);
+        metric.set({ queue: s.queue, state: 'paused' }, s.stats.pausedLanes);
+      }),
     });
     const lanePending = new Gauge({
       name: 'echomq_lane_pending',
       help: 'Pending jobs of the queue\'s lanes with the most pending (only those: the cardinality stays bounded).',
       labelNames: ['queue', 'lane'], registers,
-      async collect() {
-        const snaps = await collector.read();
-        this.reset();
-        for (const s of snaps) for (const l of s.top) this.set({ queue: s.queue, lane: l.group }, l.pending);
-      },
+      collect: fromSnapshots((metric, s) => {
+        for (const l of s.top) metric.set({ queue: s.queue, lane: l.group }, l.pending);
+      }),
     });
     const tenantPending = new Gauge({
       name: 'echomq_tenant_pending',
       help: 'Pending jobs of the queue\'s tenants with the most pending, summed over their lanes (only those: the cardinality stays bounded).',
       labelNames: ['queue', 'tenant'], registers,
-      async collect() {
-        const snaps = await collector.read();
-        this.reset();
-        for (const s of snaps) for (const t of s.topTenants) this.set({ queue: s.queue, tenant: t.tenant }, t.pending);
-      },
+      collect: fromSnapshots((metric, s) => {
+        for (const t of s.topTenants) metric.set({ queue: s.queue, tenant: t.tenant }, t.pending);
+      }),
     });
     const oldestWait = new Gauge({
       name: 'echomq_oldest_wait_seconds',
       help: 'How long the queue\'s longest-waiting lane head has been ready to serve, by the server clock (paused lanes too; a delay or a backoff is not wait); 0 while no lane holds a pending job. The starvation signal.',
       labelNames: ['queue'], registers,
-      async collect() {
-        const snaps = await collector.read();
-        this.reset();
-        for (const s of snaps) this.set({ queue: s.queue }, (s.stats.oldestWaitMs ?? 0) / 1000);
-      },
+      collect: fromSnapshots((metric, s) => {
+        metric.set({ queue: s.queue }, (s.stats.oldestWaitMs ?? 0) / 1000);
+      }),
     });
     const laneWait = new Gauge({
       name: 'echomq_lane_wait_seconds',
       help: 'How long the lane\'s head job has been ready to serve, for the queue\'s lanes with the oldest heads (only those: the cardinality stays bounded).',
       labelNames: ['queue', 'lane'], registers,
-      async collect() {
-        const snaps = await collector.read();
-        this.reset();
-        for (const s of snaps) for (const l of s.oldest) this.set({ queue: s.queue, lane: l.group }, l.headWaitMs / 1000);
-      },
+      collect: fromSnapshots((metric, s) => {
+        for (const l of s.oldest) metric.set({ queue: s.queue, lane: l.group }, l.headWaitMs / 1000);
+      }),
     });
     const jain = new Gauge({
       name: 'echomq_fairness_jain',
       help: 'Jain\'s index of served ÷ weight (work ÷ weight in cost or time fairness) over the last 60 s of the server clock, among the backlogged lanes served most or with the oldest heads: 1 when each got its weight\'s share, 1/n when one got everything; no sample while fewer than two such lanes.',
       labelNames: ['queue'], registers,
-      async collect() {
-        const snaps = await collector.read();
-        this.reset();
-        for (const s of snaps) if (s.shares.jain !== null) this.set({ queue: s.queue }, s.shares.jain);
-      },
+      collect: fromSnapshots((metric, s) => {
+        if (s.shares.jain !== null) metric.set({ queue: s.queue }, s.shares.jain);
+      }),
     });
     const laneServed = new Counter({
       name: 'echomq_lane_served_total',
       help: 'Jobs of the lane claimed by this process\'s consumers (this process\'s count, like the histograms: sum it over processes), for the queue\'s lanes served most in the last 60 s of the server clock, then, while fewer, those reported before (only those: the cardinality stays bounded); a lane that leaves the report starts again when it returns.',
       labelNames: ['queue', 'lane'], registers,
-      async collect() {
-        const snaps = await collector.read();
-        this.reset();
-        for (const s of snaps) for (const [lane, n] of s.served) this.inc({ queue: s.queue, lane }, n);
-      },
+      collect: fromSnapshots((metric, s) => {
+        for (const [lane, n] of s.served) metric.inc({ queue: s.queue, lane }, n);
+      }),
     });
     const wait = new Histogram({
       name: 'echomq_wait_seconds',
