@@ -55,3 +55,5 @@ export const MAX_COST = 1_000_000;
 export const PAUSE_REASON_MAX_BYTES = 200;
 /** @internal Lane rows one script call reads, at most (about 0.5 ms of server time with head ages; 100 took 1 ms). */
 export const LANE_ROWS_PER_SCRIPT = 50;
+/** The most shards a queue may be spread over (see LanesService.shards). */
+export const MAX_SHARDS = 64;

@@ -160,3 +160,15 @@ export const laneFull = (argument: string, group: string, n: number): string =>
 export const tenantTaken = (argument: string, group: string, tenant: string, current: string): string =>
   `Invalid argument "${argument}": lane "${group}" holds jobs ${current === '' ? 'under no tenant' : `under tenant "${current}"`}, so it cannot move to tenant "${tenant}"; `
   + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';
+
+export const shardsNotEmpty = (queue: string, shard: number): string =>
+  `shards: queue ${show(queue)} holds jobs${shard > 0 ? ` (in its shard ${shard})` : ''}; its shard count changes only while it holds no pending, scheduled, active or dead job. Drain it (or wait for it to empty), then call shards again.`;
+
+export const shardsInCompat = (): string =>
+  `shards: a queue cannot be sharded with compat: 'echomq' (the EchoMQ reference reads only the queue's own slot).`;
+
+export const shardsNeedCluster = (n: number): string =>
+  `shards: ${n} shards need a Redis Cluster connection, where each shard's slot can live on its own master; on one server they share one core and gain nothing. For tests, set the module option shardsOnOneServer: true.`;
+
+export const notOnShardedQueue = (operation: string, queue: string): string =>
+  `${operation}: not available on the sharded queue ${show(queue)} yet (its shards would each answer for part of the queue). Use it on an unsharded queue, or see the README's "Sharded queues" for what a sharded queue supports.`;

@@ -21,7 +21,11 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
     logger: options.logger,
     callTimeoutMs: options.callTimeoutMs ?? null,
     durability: resolveDurability(options.durability),
+    shardsOnOneServer: options.shardsOnOneServer ?? false,
   };
+  if (typeof resolved.shardsOnOneServer !== 'boolean') {
+    throw new EchoMqError('Invalid argument "shardsOnOneServer": must be true or false.', { argument: 'shardsOnOneServer' });
+  }
   if (options.compat !== undefined) {
     if (options.compat !== 'echomq') {
       throw new EchoMqError('Invalid argument "compat": must be \'echomq\' or left out.', { argument: 'compat' });

@@ -22,6 +22,7 @@ import { adoptLanes, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
 import { LaneTenants } from './lanes/tenants';
 import { LaneFairness } from './lanes/fairness';
+import { LaneSharding } from './lanes/sharding';
 import { nodeLeaseKey } from './redis/lane-keys';
 import { duplicateClient } from './redis/redis-connection';
 import type { LaneKeys } from './redis/lane-keys';
@@ -46,6 +47,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   private readonly steering: LaneSteering;
   private readonly tenants: LaneTenants;
   private readonly fairness_: LaneFairness;
+  private readonly sharding: LaneSharding;
   private readonly inspection: LaneInspection;
   private readonly jobs: LaneJobs;
   private readonly removal: LaneRemoval;
@@ -68,6 +70,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     this.steering = new LaneSteering(this.ctx);
     this.tenants = new LaneTenants(this.ctx);
     this.fairness_ = new LaneFairness(this.ctx);
+    this.sharding = new LaneSharding(this.ctx);
     this.inspection = new LaneInspection(this.ctx);
     this.jobs = new LaneJobs(this.ctx);
     this.removal = new LaneRemoval(this.ctx);
@@ -125,6 +128,37 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   /** Admits many jobs, each into its own lane, one round trip per chunk; ids in input order. */
   submitMany<T = unknown>(queue: string, items: SubmitItem<T>[]): Promise<string[]> {
     return this.admission.submitMany(queue, items);
+  }
+
+  // --- sharding --------------------------------------------------------------------------------
+
+  /**
+   * Spreads the queue over `n` shards (1 to 64), each in a hash slot of its own, so that a Redis
+   * Cluster serves it on up to `n` cores: a lane lives in one shard, chosen by a consistent hash of
+   * its group, and shard 0 keeps the queue's own keys (`n` = 1 is an unsharded queue). Only while
+   * the queue holds no pending, scheduled, active or dead job (code NOT_EMPTY); stored with the
+   * queue, so every process learns it (within about a second). Needs a Cluster connection for
+   * `n` > 1 unless the module sets `shardsOnOneServer` (code MISCONFIGURED).
+   */
+  shards(queue: string, n: number): Promise<void> {
+    return this.sharding.shards(queue, n);
+  }
+
+  /** How many shards the queue has (1 unless `shards()` spread it), read from the server. */
+  shardCount(queue: string): Promise<number> {
+    return this.sharding.count(queue);
+  }
+
+  /** @internal The queue's shard count as this process last read it (read again about every second). */
+  async shardsOf(queue: string): Promise<number> {
+    return this.ctx.shardCount(this.ctx.keysOf(queue));
+  }
+
+  /** @internal A wake token came from shard `shard` of the queue: this process's claims visit it next. */
+  shardWoke(queue: string, shard: number): void {
+    const k = this.ctx.keysOf(queue);
+    const n = this.ctx.shardCounts.of(k);
+    if (typeof n === 'number' && shard < n) this.ctx.visitsOf(k, n).woke(shard);
   }
 
   // --- claims ----------------------------------------------------------------------------------

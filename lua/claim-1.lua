@@ -24,6 +24,9 @@
   ARGV[2] leaseMs    lease length, >= 1
   ARGV[3] steps      rotations to make, >= 1 (one job each)
   ARGV[4] promoteMax how many due scheduled jobs to promote first, at most
+  ARGV[5] ringSize   optional: '1' appends to the reply how many entries the ring holds after the
+                     call (its list and its virtual-time set): a sharded queue's claims weigh their
+                     next visits to this shard by it (see shards/shard-visits.ts)
 
   Reply: { leaseUntil, dueIn, then per job: id, group, attempt, payload, submitted_at, last_error }
   (last_error is the pair { last_error, tc } for a job submitted with a trace context)
@@ -119,4 +122,5 @@ end
 flushLeases(activeKey)
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
+if ARGV[5] == '1' then out[#out + 1] = rcall('LLEN', ringKey) + rcall('ZCARD', ringKey .. ':vt') end
 return out

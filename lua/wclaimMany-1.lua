@@ -19,6 +19,7 @@
   ARGV[5] untilJobs  stop once this many jobs are served (the turn that reaches it is served
                      whole), 1..1000; 0 for none
   ARGV[6] promoteMax how many due scheduled jobs to promote first, at most
+  ARGV[7] ringSize   optional: '1' appends the ring's size after the call to the reply (as claim's ARGV[5])
 
   Reply: { leaseUntil, dueIn, sizes, then per job: id, group, attempt, payload, submitted_at, last_error }
   sizes is the list of how many jobs each turn served, in order (the jobs follow in the same order);
@@ -82,4 +83,5 @@ end
 flushLeases(k.active)
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
+if ARGV[7] == '1' then out[#out + 1] = rcall('LLEN', k.ring) + rcall('ZCARD', k.ring .. ':vt') end
 return out

@@ -93,6 +93,12 @@ export interface EchoMqModuleOptions {
    * @default undefined (off)
    */
   compat?: 'echomq';
+  /**
+   * Lets `shards(queue, n)` spread a queue over n > 1 shards on a connection that is not a Redis
+   * Cluster: every shard then lives on the one server, on one core, so nothing is gained but the
+   * code paths; for tests and development. @default false
+   */
+  shardsOnOneServer?: boolean;
 }
 
 /** @internal The options with every default filled in. */
@@ -111,4 +117,5 @@ export interface ResolvedEchoMqOptions {
   callTimeoutMs: number | null;
   durability: Required<EchoMqDurability> | null;
   compat?: 'echomq';
+  shardsOnOneServer: boolean;
 }

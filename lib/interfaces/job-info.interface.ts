@@ -79,6 +79,8 @@ export interface QueueStats {
    */
   oldestWaitMs: number | null;
   oldestLane: string | null;
+  /** How many shards the queue is spread over (1 unless `shards()` spread it); the figures above are their sums. */
+  shards: number;
 }
 
 /** One page of {@link LanesService.scanLanes}. */

@@ -23,7 +23,7 @@ export class LaneAcks {
     const t = checkToken(token, k.queue);
     const text = this.resultText(result, 'result', k.queue);
     const keepMs = this.keepMsOf(opts, k.queue);
-    const done = await this.ctx.scripts.complete(k, id, t, text, keepMs);
+    const done = await this.ctx.scripts.complete(await this.ctx.keysOfJob(k, id), id, t, text, keepMs);
     return this.ctx.durability.confirm('complete', k.queue, done, done);
   }
 
@@ -43,9 +43,13 @@ export class LaneAcks {
         result: this.resultText(a.result, `acks[${i}].result`, k.queue),
       };
     });
-    const out: boolean[] = [];
-    for (let start = 0; start < checked.length; start += SUBMIT_CHUNK) {
-      out.push(...(await this.ctx.scripts.completeMany(k, checked.slice(start, start + SUBMIT_CHUNK), keepMs)));
+    const out = new Array<boolean>(checked.length);
+    for (const [shard, places] of await this.ctx.jobsByShard(k, checked.map((a) => a.id))) {
+      for (let start = 0; start < places.length; start += SUBMIT_CHUNK) {
+        const part = places.slice(start, start + SUBMIT_CHUNK);
+        const done = await this.ctx.scripts.completeMany(shard, part.map((i) => checked[i]), keepMs);
+        done.forEach((d, j) => { out[part[j]] = d; });
+      }
     }
     return this.ctx.durability.confirm('complete', k.queue, out, out.includes(true));
   }
@@ -72,7 +76,7 @@ export class LaneAcks {
         throw new EchoMqError(invalidArgument('opts.dead', 'must be a boolean', o.dead), { argument: 'opts.dead', queue: k.queue });
       }
       const b = o.backoff === undefined ? this.ctx.options.backoff : resolveBackoff(o.backoff, 'opts.backoff');
-      const outcome = await this.ctx.scripts.fail(k, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs },
+      const outcome = await this.ctx.scripts.fail(await this.ctx.keysOfJob(k, id), id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs },
         o.dead === true);
     return this.ctx.durability.confirm('fail', k.queue, outcome, outcome !== 'stale');
   }
@@ -87,12 +91,15 @@ export class LaneAcks {
     if (!isNumber && !isObject) {
       throw new EchoMqError(invalidArgument('value', 'must be a finite number or a JSON object', value), { argument: 'value', queue: k.queue });
     }
-    return this.ctx.scripts.progress(k, id, t, encodePayload(value, MAX_PROGRESS_BYTES, k.queue, 'value'));
+    const text = encodePayload(value, MAX_PROGRESS_BYTES, k.queue, 'value');
+    return this.ctx.scripts.progress(await this.ctx.keysOfJob(k, id), id, t, text);
   }
 
   async release(queue: string, jobId: unknown, token: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
-    return this.ctx.scripts.release(k, checkJobId('jobId', jobId, k.queue), checkToken(token, k.queue));
+    const id = checkJobId('jobId', jobId, k.queue);
+    const t = checkToken(token, k.queue);
+    return this.ctx.scripts.release(await this.ctx.keysOfJob(k, id), id, t);
   }
 
   /** One new lease deadline per job, in order, 0 where the lease is lost; one script call per chunk. */
@@ -108,9 +115,13 @@ export class LaneAcks {
       return { id: checkJobId(`leases[${i}].jobId`, l.jobId, k.queue), token: checkInt(`leases[${i}].token`, l.token, 1, Number.MAX_SAFE_INTEGER, k.queue) };
     });
     const ms = checkInt('leaseMs', leaseMs, 1, MAX_LEASE_MS, k.queue);
-    const out: number[] = [];
-    for (let start = 0; start < checked.length; start += SUBMIT_CHUNK) {
-      out.push(...(await this.ctx.scripts.extendMany(k, checked.slice(start, start + SUBMIT_CHUNK), ms)));
+    const out = new Array<number>(checked.length);
+    for (const [shard, places] of await this.ctx.jobsByShard(k, checked.map((l) => l.id))) {
+      for (let start = 0; start < places.length; start += SUBMIT_CHUNK) {
+        const part = places.slice(start, start + SUBMIT_CHUNK);
+        const until = await this.ctx.scripts.extendMany(shard, part.map((i) => checked[i]), ms);
+        until.forEach((u, j) => { out[part[j]] = u; });
+      }
     }
     return out;
   }
@@ -120,7 +131,8 @@ export class LaneAcks {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
     const t = checkToken(token, k.queue);
-    return this.ctx.scripts.extend(k, id, t, checkInt('leaseMs', leaseMs, 1, MAX_LEASE_MS, k.queue));
+    const ms = checkInt('leaseMs', leaseMs, 1, MAX_LEASE_MS, k.queue);
+    return this.ctx.scripts.extend(await this.ctx.keysOfJob(k, id), id, t, ms);
   }
 }
 

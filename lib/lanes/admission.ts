@@ -1,11 +1,13 @@
 import { MAX_COST, SUBMIT_CHUNK } from '../echomq.constants';
-import { idsExhausted, invalidArgument, laneFull, tenantsInCompat, tenantTaken } from '../echomq.messages';
+import { idsExhausted, invalidArgument, laneFull, notOnShardedQueue, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
 import type { AdmitArgs, AdmitReply, AdmitResult, DepthRefusal, LaneRoom, LaterTenant, TenantRefusal } from '../scripts/lane-scripts';
 import { checkDedupKey, checkJobId, checkName, checkOptInt, checkOptions, encodePayload } from '../validation/validate';
 import { captureTraceContext } from '../tracing/job-tracing';
+import type { LaneKeys } from '../redis/lane-keys';
+import { shardOf } from '../shards/shard-hash';
 import type { LaneContext } from './lane-context';
 
 const MAX_DELAY_MS = 10 * 365 * 24 * 3600 * 1000;
@@ -16,11 +18,17 @@ export class LaneAdmission {
   constructor(private readonly ctx: LaneContext) {}
 
   async submit(queue: string, group: unknown, payload: unknown, opts: unknown): Promise<string> {
-    const k = this.ctx.keysOf(queue);
-    const job = this.admitArgs(k.queue, group, payload, opts);
+    const k0 = this.ctx.keysOf(queue);
+    const job = this.admitArgs(k0.queue, group, payload, opts);
+    const shards = await this.ctx.shardCount(k0);
+    if (shards > 1 && job.tenant !== undefined) this.refuseTenant(k0.queue, 'opts.tenant');
+    const k = shards === 1 ? k0 : k0.shardKeys(shardOf(job.group, shards));
     for (let i = 0; ; i++) {
       const r = this.admitted(k.queue, [job], '', await this.ctx.scripts.submit(k, job));
-      if (r.status !== 'collide') return this.ctx.durability.confirm('submit', k.queue, r.id);
+      if (r.status !== 'collide') {
+        if (shards > 1) this.ctx.jobShards.remember(k.queue, r.id, k.shard);
+        return this.ctx.durability.confirm('submit', k.queue, r.id);
+      }
       // NOTE: the id is another job's; returning it would drop this job while claiming success.
       if (i >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
       job.id = mintJobId();
@@ -49,6 +57,35 @@ export class LaneAdmission {
       }
       named.set(job.group, job.tenant);
     });
+    const shards = await this.ctx.shardCount(k);
+    if (shards === 1) return this.ctx.durability.confirm('submitMany', k.queue, await this.submitIn(k, jobs, jobs.map((_, i) => i)));
+    const named1 = jobs.findIndex((j) => j.tenant !== undefined);
+    if (named1 >= 0) this.refuseTenant(k.queue, `items[${named1}].opts.tenant`);
+    // NOTE: each shard's items go in one call of their own, all at once; a refusal by one shard's
+    // script (a full lane) leaves what the other shards admitted (the README says so).
+    const parts = new Map<number, number[]>();
+    jobs.forEach((job, i) => {
+      const s = shardOf(job.group, shards);
+      const part = parts.get(s);
+      if (part) part.push(i);
+      else parts.set(s, [i]);
+    });
+    const ids = new Array<string>(jobs.length);
+    await Promise.all([...parts].map(async ([s, places]) => {
+      const got = await this.submitIn(k.shardKeys(s), places.map((i) => jobs[i]), places);
+      got.forEach((id, j) => {
+        ids[places[j]] = id;
+        this.ctx.jobShards.remember(k.queue, id, s);
+      });
+    }));
+    return this.ctx.durability.confirm('submitMany', k.queue, ids);
+  }
+
+  /**
+   * Admits `jobs` into one shard `k`, in chunks; `places[i]` is job i's place in the caller's items
+   * (what a refusal names). Returns the ids in the order of `jobs`.
+   */
+  private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[]): Promise<string[]> {
     // NOTE: a call of many chunks checks every chunk before it writes one, so one refused item
     // refuses the whole call (a writer between the checks and the writes can still make a later
     // chunk refuse). Where a lane has a maxDepth, a first pass over every chunk adds up each such
@@ -56,12 +93,12 @@ export class LaneAdmission {
     // checks the tenants that the later ones name (laterTenants: a few values per lane, not a
     // second pass over every item).
     const ceilings = jobs.length > SUBMIT_CHUNK && (await this.ctx.scripts.hasDepthCeilings(k));
-    const later = jobs.length > SUBMIT_CHUNK && !ceilings && named.size > 0 ? laterTenants(jobs) : [];
+    const later = jobs.length > SUBMIT_CHUNK && !ceilings && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
     if (ceilings) {
       const lanes = new Map<string, LaneRoom & { first: number }>();
       for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
         const chunk = jobs.slice(start, start + SUBMIT_CHUNK);
-        const rooms = this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk, true), start) as LaneRoom[];
+        const rooms = this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk, true), (i) => places[start + i]) as LaneRoom[];
         for (const r of rooms) {
           const seen = lanes.get(r.group);
           if (seen) seen.fresh += r.fresh;
@@ -69,7 +106,7 @@ export class LaneAdmission {
         }
       }
       for (const r of lanes.values()) {
-        if (r.fresh > r.room) this.refuseFull(k.queue, jobs[r.first].group, `items[${r.first}].group`, r.n);
+        if (r.fresh > r.room) this.refuseFull(k.queue, jobs[r.first].group, `items[${places[r.first]}].group`, r.n);
       }
     }
     const ids = new Array<string>(jobs.length);
@@ -80,7 +117,8 @@ export class LaneAdmission {
         const check = start === 0 && attempt === 0 ? later : [];
         // NOTE: a refusal of a later chunk's lane names its item by its place in the call (the first chunk's offset is 0).
         const reply = await this.ctx.scripts.submitMany(k, chunk, false, check);
-        const results = this.admitted(k.queue, check.length > 0 ? jobs : chunk, 'items', reply, batch[0].at) as AdmitResult[];
+        const results = this.admitted(k.queue, check.length > 0 ? jobs : chunk, 'items', reply,
+          check.length > 0 ? (i) => places[i] : (i) => places[batch[i].at]) as AdmitResult[];
         const again: typeof batch = [];
         results.forEach((r, j) => {
           if (r.status === 'collide') {
@@ -94,20 +132,28 @@ export class LaneAdmission {
         batch = again;
       }
     }
-    return this.ctx.durability.confirm('submitMany', k.queue, ids);
+    return ids;
   }
 
-  /** A script's results, or the EchoMqError of a tenant it refused (`list` names submitMany's items; `first` is the chunk's offset). */
-  private admitted<T>(queue: string, jobs: AdmitArgs[], list: string, reply: AdmitReply<T>, first = 0): T {
+  /**
+   * A script's results, or the EchoMqError of a tenant or a full lane it refused (`list` names
+   * submitMany's items; `place` maps an item of `jobs` to its place among the caller's items).
+   */
+  private admitted<T>(queue: string, jobs: AdmitArgs[], list: string, reply: AdmitReply<T>, place: (i: number) => number = (i) => i): T {
     if (typeof reply === 'object' && reply !== null && 'full' in reply) {
       const { item, n } = (reply as { full: DepthRefusal }).full;
-      this.refuseFull(queue, jobs[item].group, list === '' ? 'group' : `${list}[${first + item}].group`, n);
+      this.refuseFull(queue, jobs[item].group, list === '' ? 'group' : `${list}[${place(item)}].group`, n);
     }
     if (typeof reply !== 'object' || reply === null || !('refused' in reply)) return reply as T;
     const { item, current } = (reply as { refused: TenantRefusal }).refused;
-    const argument = list === '' ? 'opts.tenant' : `${list}[${first + item}].opts.tenant`;
+    const argument = list === '' ? 'opts.tenant' : `${list}[${place(item)}].opts.tenant`;
     const job = jobs[item];
     throw new EchoMqError(tenantTaken(argument, job.group, job.tenant ?? '', current), { argument, queue });
+  }
+
+  /** Tenants are not yet routed on a sharded queue (a tenant and its lanes must share one shard). */
+  private refuseTenant(queue: string, argument: string): never {
+    throw new EchoMqError(notOnShardedQueue('a submit naming a tenant', queue), { code: 'MISCONFIGURED', argument, queue });
   }
 
   /** The refusal of a submit into a lane that holds its maxDepth `n`. */

@@ -22,32 +22,26 @@ export class LaneClaims {
     const n = checkInt('count', count, 1, CLAIM_BATCH_MAX, k.queue);
     const o = checkOptions<ClaimOptions>('opts', opts, k.queue);
     const leaseMs = this.leaseOf(k.queue, o);
-    const jobs: LaneJob[] = [];
-    let dueInMs = -1;
-    let refills = 0;
-    // NOTE: a chunk at a time, so no one script runs long; a short chunk means the ring ran dry,
-    // unless it dead-lettered jobs (payloads that are not JSON), whose places it then asks again.
-    try {
-      while (jobs.length < n) {
-        const want = Math.min(CLAIM_CHUNK, n - jobs.length);
-        const got = await this.ctx.scripts.claim(k, leaseMs, want, PROMOTE_PER_CLAIM);
-        for (const job of got.jobs) jobs.push(job);
-        dueInMs = got.dueInMs;
-        if (got.jobs.length < want && (got.buried === 0 || refills++ >= REFILLS)) break;
-      }
-    } catch (err) {
-      this.handBack(k, jobs);
-      throw err;
-    }
-    return { jobs, dueInMs };
+    const shards = await this.ctx.shardCount(k);
+    if (shards === 1) return this.claimIn(k, n, leaseMs, false);
+    const got = await this.acrossShards(k, shards, n, (s, want) => this.claimIn(s, want, leaseMs, true)
+      .then((r) => ({ ...r, turns: r.jobs.map((j) => [j]) })));
+    return { jobs: got.turns.flat(), dueInMs: got.dueInMs };
   }
 
   async wclaimTurn(queue: string, opts: unknown): Promise<{ jobs: LaneJob[]; dueInMs: number }> {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<WeightedClaimOptions>('opts', opts, k.queue);
     const max = checkOptInt('opts.max', o.max, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
-    const { jobs, dueInMs } = await this.ctx.scripts.wclaim(k, this.leaseOf(k.queue, o), max, PROMOTE_PER_CLAIM);
-    return { jobs, dueInMs };
+    const leaseMs = this.leaseOf(k.queue, o);
+    const shards = await this.ctx.shardCount(k);
+    if (shards === 1) {
+      const { jobs, dueInMs } = await this.ctx.scripts.wclaim(k, leaseMs, max, PROMOTE_PER_CLAIM);
+      return { jobs, dueInMs };
+    }
+    // NOTE: one turn, so one shard serves it: the plan of one slot picks it.
+    const got = await this.acrossShards(k, shards, 1, (s) => this.wclaimIn(s, 1, max, 0, leaseMs, true), (turns) => turns.length);
+    return { jobs: got.turns[0] ?? [], dueInMs: got.dueInMs };
   }
 
   async wclaimMany(queue: string, turns: number, opts: unknown): Promise<{ turns: LaneJob[][]; dueInMs: number }> {
@@ -57,21 +51,106 @@ export class LaneClaims {
     const max = checkOptInt('opts.max', o.max, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
     const untilJobs = checkOptInt('opts.untilJobs', o.untilJobs, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
     const leaseMs = this.leaseOf(k.queue, o);
-    let { turns: got, dueInMs, buried } = await this.ctx.scripts.wclaimMany(k, leaseMs, n, max, untilJobs, PROMOTE_PER_CLAIM);
+    const shards = await this.ctx.shardCount(k);
+    if (shards === 1) return this.wclaimIn(k, n, max, untilJobs, leaseMs, false);
+    // NOTE: with untilJobs the slots are jobs (a claim loop's free slots), each shard's share of them
+    // its own untilJobs; else they are turns.
+    return this.acrossShards(k, shards, untilJobs > 0 ? untilJobs : n,
+      (s, want) => this.wclaimIn(s, want, max, untilJobs > 0 ? want : 0, leaseMs, true),
+      untilJobs > 0 ? (got) => got.reduce((a, t) => a + t.length, 0) : (got) => got.length);
+  }
+
+  /** claimMany on one shard (or an unsharded queue): CLAIM_CHUNK jobs per script call. */
+  private async claimIn(k: LaneKeys, n: number, leaseMs: number, ringSize: boolean): Promise<{ jobs: LaneJob[]; dueInMs: number; ringSize: number }> {
+    const jobs: LaneJob[] = [];
+    let dueInMs = -1;
+    let size = -1;
+    let refills = 0;
+    // NOTE: a chunk at a time, so no one script runs long; a short chunk means the ring ran dry,
+    // unless it dead-lettered jobs (payloads that are not JSON), whose places it then asks again.
+    try {
+      while (jobs.length < n) {
+        const want = Math.min(CLAIM_CHUNK, n - jobs.length);
+        const got = await this.ctx.scripts.claim(k, leaseMs, want, PROMOTE_PER_CLAIM, ringSize);
+        for (const job of got.jobs) jobs.push(job);
+        dueInMs = got.dueInMs;
+        size = got.ringSize ?? -1;
+        if (got.jobs.length < want && (got.buried === 0 || refills++ >= REFILLS)) break;
+      }
+    } catch (err) {
+      this.handBack(k, jobs);
+      throw err;
+    }
+    return { jobs, dueInMs, ringSize: size };
+  }
+
+  /** wclaimMany on one shard (or an unsharded queue), refilling the places of dead-lettered jobs. */
+  private async wclaimIn(k: LaneKeys, n: number, max: number, untilJobs: number, leaseMs: number, ringSize: boolean):
+    Promise<{ turns: LaneJob[][]; dueInMs: number; ringSize: number }> {
+    let { turns: got, dueInMs, buried, ringSize: size } = await this.ctx.scripts.wclaimMany(k, leaseMs, n, max, untilJobs, PROMOTE_PER_CLAIM, ringSize);
     // NOTE: with untilJobs the caller counts jobs (a claim loop's free slots), else turns.
     const missing = (): number => (untilJobs > 0 ? untilJobs - got.reduce((a, t) => a + t.length, 0) : n - got.length);
     try {
       for (let i = 0; i < REFILLS && buried > 0 && missing() > 0; i++) {
         const want = missing();
-        const more = await this.ctx.scripts.wclaimMany(k, leaseMs, want, max, untilJobs > 0 ? want : 0, PROMOTE_PER_CLAIM);
+        const more = await this.ctx.scripts.wclaimMany(k, leaseMs, want, max, untilJobs > 0 ? want : 0, PROMOTE_PER_CLAIM, ringSize);
         got = got.concat(more.turns);
-        ({ dueInMs, buried } = more);
+        ({ dueInMs, buried, ringSize: size } = more);
       }
     } catch (err) {
       this.handBack(k, got.flat());
       throw err;
     }
-    return { turns: got, dueInMs };
+    return { turns: got, dueInMs, ringSize: size ?? -1 };
+  }
+
+  /**
+   * Claims `slots` over a sharded queue: the process's visits (shards/shard-visits.ts) split them
+   * over the shards, one call to each chosen shard, all at once; the slots left are split again over
+   * the shards that have not come back short in this call, until the slots are filled or every shard
+   * came back short (so a short answer still means that nothing more was serviceable). `used` counts the
+   * slots an answer filled (jobs, or turns). A shard whose call fails (its master down, say) is left
+   * out of the visits for a while and the others' jobs are returned; only when nothing was served
+   * and a call failed does the error reach the caller.
+   */
+  private async acrossShards(k: LaneKeys, shards: number, slots: number,
+    claimOn: (shard: LaneKeys, want: number) => Promise<{ turns: LaneJob[][]; dueInMs: number; ringSize: number }>,
+    used: (turns: LaneJob[][]) => number = (turns) => turns.length): Promise<{ turns: LaneJob[][]; dueInMs: number }> {
+    const visits = this.ctx.visitsOf(k, shards);
+    const asked = new Set<number>();
+    const turns: LaneJob[][] = [];
+    let filled = 0;
+    let dueInMs = -1;
+    let failure: unknown;
+    while (filled < slots) {
+      const plan = visits.plan(slots - filled, asked, Date.now());
+      if (plan.size === 0) break;
+      const answers = await Promise.allSettled([...plan].map(async ([i, want]) => {
+        try {
+          const r = await claimOn(k.shardKeys(i), want);
+          // NOTE: a shard that filled what it was asked may hold more: only a short one is done with.
+          if (used(r.turns) < want) asked.add(i);
+          visits.saw(i, want, used(r.turns), r.ringSize, Date.now());
+          for (const job of r.turns.flat()) this.ctx.jobShards.remember(k.queue, job.id, i);
+          return r;
+        } catch (err) {
+          asked.add(i);
+          visits.failed(i, Date.now());
+          throw err;
+        }
+      }));
+      for (const a of answers) {
+        if (a.status === 'rejected') {
+          failure ??= a.reason;
+          continue;
+        }
+        for (const t of a.value.turns) turns.push(t);
+        filled += used(a.value.turns);
+        if (a.value.dueInMs >= 0 && (dueInMs < 0 || a.value.dueInMs < dueInMs)) dueInMs = a.value.dueInMs;
+      }
+    }
+    if (failure !== undefined && turns.length === 0) throw failure;
+    return { turns, dueInMs };
   }
 
   /**

@@ -9,6 +9,7 @@ import type { LaneContext } from './lane-context';
 
 const MAX_COUNT = 1_000_000;
 const CURSOR = /^[1-9][0-9]{0,19}$/;
+const SHARD_CURSOR = /^([0-9]{1,2})\.([0-9]{1,20})$/;
 
 /**
  * @internal Reads of the queue's state for people and tools: one lane, pages of lanes from the lane
@@ -24,11 +25,13 @@ export class LaneInspection {
 
   async lane(queue: string, group: unknown): Promise<LaneInfo> {
     const k = this.ctx.keysOf(queue);
-    return this.ctx.scripts.lane(k, checkName('group', group, k.queue));
+    const g = checkName('group', group, k.queue);
+    return this.ctx.scripts.lane(await this.ctx.keysOfLane(k, g), g);
   }
 
   async lanes(queue: string): Promise<LaneInfo[]> {
-    return this.ctx.scripts.lanes(this.ctx.keysOf(queue), MAX_COUNT);
+    const shards = await this.ctx.keysOfShards(this.ctx.keysOf(queue));
+    return (await Promise.all(shards.map((s) => this.ctx.scripts.lanes(s, MAX_COUNT)))).flat();
   }
 
   async ring(queue: string, count: unknown): Promise<string[]> {
@@ -36,18 +39,27 @@ export class LaneInspection {
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
     // NOTE: in `cost`/`time` fairness the ring's order is its virtual-time set (lua/includes/ringStep.lua);
     // one of the two is empty, but both are read while a change of fairness moves the entries over.
-    const [list, byTime] = await Promise.all([
-      this.ctx.read('ring', k, this.ctx.client.lrange(k.ring, 0, n - 1)),
-      this.ctx.read('ring', k, this.ctx.client.zrange(k.ring + ':vt', 0, n - 1)),
-    ]);
-    return [...byTime, ...list].slice(0, n);
+    const heads = await Promise.all((await this.ctx.keysOfShards(k)).map(async (s) => {
+      const [list, byTime] = await Promise.all([
+        this.ctx.read('ring', s, this.ctx.client.lrange(s.ring, 0, n - 1)),
+        this.ctx.read('ring', s, this.ctx.client.zrange(s.ring + ':vt', 0, n - 1)),
+      ]);
+      return [...byTime, ...list];
+    }));
+    if (heads.length === 1) return heads[0].slice(0, n);
+    // NOTE: a sharded queue's rings, one entry of each in turn: the order claims visit them is only
+    // about that (shards/shard-visits.ts weighs them by size).
+    const out: string[] = [];
+    for (let i = 0; out.length < n && heads.some((h) => i < h.length); i++) for (const h of heads) if (i < h.length && out.length < n) out.push(h[i]);
+    return out;
   }
 
   async peek(queue: string, group: unknown, count: unknown): Promise<string[]> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    return this.ctx.read('peek', k, this.ctx.client.zrange(k.lane(g), '0', String(n - 1)));
+    const s = await this.ctx.keysOfLane(k, g);
+    return this.ctx.read('peek', s, this.ctx.client.zrange(s.lane(g), '0', String(n - 1)));
   }
 
   /**
@@ -58,39 +70,58 @@ export class LaneInspection {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<ScanLanesOptions>('opts', opts, k.queue);
     const count = checkOptInt('opts.count', o.count, 1, LANE_PAGE_MAX, k.queue) ?? 100;
+    const shards = await this.ctx.shardCount(k);
+    // NOTE: a sharded queue's cursor is '<shard>.<cursor>': its shards are scanned one after another.
     let cursor = '0';
+    let shard = 0;
     if (o.cursor !== undefined) {
-      if (typeof o.cursor !== 'string' || !CURSOR.test(o.cursor) || BigInt(o.cursor) >= 2n ** 64n) {
+      const at = cursorOf(o.cursor, shards);
+      if (!at) {
         throw new EchoMqError(invalidArgument('opts.cursor', 'must be a cursor that scanLanes returned', o.cursor), { argument: 'opts.cursor', queue: k.queue });
       }
-      cursor = o.cursor;
+      [shard, cursor] = at;
     }
-    const [next, flat] = await this.ctx.read('scanLanes', k, this.ctx.client.zscan(k.index, cursor, 'COUNT', count));
+    const s = k.shardKeys(shard);
+    const [next, flat] = await this.ctx.read('scanLanes', s, this.ctx.client.zscan(s.index, cursor, 'COUNT', count));
     const groups: string[] = [];
     // NOTE: the index's head entries are not lanes (a group name never holds '{').
     for (let i = 0; i < flat.length; i += 2) if (!isHeadEntry(flat[i])) groups.push(flat[i]);
-    return { lanes: await this.rows(k, groups), cursor: next === '0' ? null : next };
+    let after: string | null = null;
+    if (shards === 1) after = next === '0' ? null : next;
+    else if (next !== '0') after = `${shard}.${next}`;
+    else if (shard + 1 < shards) after = `${shard + 1}.0`;
+    return { lanes: await this.rows(s, groups), cursor: after };
   }
 
   /** The lane index, most pending first (ZREVRANGEBYSCORE below the head entries: O(log lanes + count)), then each lane's row. */
   async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    const names = await this.ctx.read('topLanes', k, this.ctx.client.zrevrangebyscore(k.index, DEPTHS_BELOW_HEADS, '-inf', 'LIMIT', 0, n));
-    return this.rows(k, names);
+    const tops = await Promise.all((await this.ctx.keysOfShards(k)).map(async (s) => {
+      const names = await this.ctx.read('topLanes', s, this.ctx.client.zrevrangebyscore(s.index, DEPTHS_BELOW_HEADS, '-inf', 'LIMIT', 0, n));
+      return this.rows(s, names);
+    }));
+    if (tops.length === 1) return tops[0];
+    // NOTE: each shard's top n, by its exact rows: the queue's top n is among them.
+    return tops.flat().sort((a, b) => b.pending - a.pending || (a.group < b.group ? -1 : 1)).slice(0, n);
   }
 
   /** The `count` lanes whose head jobs have waited longest, longest first (exact; see lua/oldestLanes-1.lua). */
   async oldestLanes(queue: string, count: unknown): Promise<LaneHeadWait[]> {
     const k = this.ctx.keysOf(queue);
-    return this.fairness.oldest(k, checkInt('count', count, 1, LANE_PAGE_MAX, k.queue));
+    const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
+    const shards = await this.ctx.keysOfShards(k);
+    if (shards.length === 1) return this.fairness.oldest(k, n);
+    const each = await Promise.all(shards.map((s) => this.fairness.oldest(s, n)));
+    return each.flat().sort((a, b) => b.headWaitMs - a.headWaitMs || (a.group < b.group ? -1 : 1)).slice(0, n);
   }
 
   /** What the lanes were served over the last minute (see lua/laneShares-4.lua). */
   async shares(queue: string, opts: unknown): Promise<FairShares> {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<SharesOptions>('opts', opts, k.queue);
-    return this.fairness.shares(k, checkOptInt('opts.count', o.count, 1, LANE_PAGE_MAX, k.queue) ?? 10);
+    const n = checkOptInt('opts.count', o.count, 1, LANE_PAGE_MAX, k.queue) ?? 10;
+    return this.fairness.shares(await this.ctx.keysOfShards(k), n);
   }
 
   /** LaneInfo rows of named lanes, LANE_ROWS_PER_SCRIPT per script call so that none runs long (50: about 0.5 ms). */
@@ -107,7 +138,22 @@ export class LaneInspection {
     const o = checkOptions<{ offset: number; count: number }>('opts', opts, k.queue);
     const offset = checkOptInt('opts.offset', o.offset, 0, MAX_COUNT, k.queue) ?? 0;
     const count = checkOptInt('opts.count', o.count, 1, MAX_COUNT, k.queue) ?? 1_000;
-    return this.ctx.scripts.dead(k, offset, count);
+    const shards = await this.ctx.keysOfShards(k);
+    if (shards.length === 1) return this.ctx.scripts.dead(k, offset, count);
+    // NOTE: a sharded queue's dead letters are listed shard after shard, each oldest death first.
+    const out: LaneJob[] = [];
+    let skip = offset;
+    for (const s of shards) {
+      if (out.length >= count) break;
+      const size = Number(await this.ctx.read('dead', s, this.ctx.client.zcard(s.dead)));
+      if (skip >= size) {
+        skip -= size;
+        continue;
+      }
+      out.push(...(await this.ctx.scripts.dead(s, skip, count - out.length)));
+      skip = 0;
+    }
+    return out;
   }
 
   /**
@@ -119,6 +165,35 @@ export class LaneInspection {
    */
   async stats(queue: string): Promise<QueueStats> {
     const k = this.ctx.keysOf(queue);
+    const shards = await this.ctx.keysOfShards(k);
+    if (shards.length === 1) return this.statsOf(k);
+    // NOTE: a sharded queue's figures are its shards' summed; its oldest head is the oldest of theirs.
+    const each = await Promise.all(shards.map((s) => this.statsOf(s)));
+    const sum = (f: (x: QueueStats) => number): number => each.reduce((a, x) => a + f(x), 0);
+    const oldest = each.reduce((a, x) => (x.oldestWaitMs !== null && (a.oldestWaitMs === null || x.oldestWaitMs > a.oldestWaitMs) ? x : a));
+    const t = (f: keyof QueueStats['totals']): number => sum((x) => x.totals[f]);
+    return {
+      totals: { submitted: t('submitted'), completed: t('completed'), retried: t('retried'), dead: t('dead'), reaped: t('reaped'), cancelled: t('cancelled') },
+      pending: sum((x) => x.pending),
+      scheduled: sum((x) => x.scheduled),
+      active: sum((x) => x.active),
+      dead: sum((x) => x.dead),
+      lanes: sum((x) => x.lanes),
+      ringLength: sum((x) => x.ringLength),
+      pausedLanes: sum((x) => x.pausedLanes),
+      // NOTE: pauseQueue pauses shard after shard: any shard paused shows, so a pause left half done is seen.
+      paused: each.some((x) => x.paused),
+      limit: null,
+      fairness: each[0].fairness,
+      completedPerSec: sum((x) => x.completedPerSec),
+      oldestWaitMs: oldest.oldestWaitMs,
+      oldestLane: oldest.oldestLane,
+      shards: shards.length,
+    };
+  }
+
+  /** The figures of one queue, or of one shard of a sharded queue. */
+  private async statsOf(k: LaneKeys): Promise<QueueStats> {
     const s = await this.ctx.scripts.stats(k);
     let oldest: LaneHeadWait | undefined;
     if (s.oldestDone) {
@@ -143,6 +218,17 @@ export class LaneInspection {
       completedPerSec: s.completedLastMinute / 60,
       oldestWaitMs: oldest ? oldest.headWaitMs : null,
       oldestLane: oldest ? oldest.group : null,
+      shards: 1,
     };
   }
+}
+
+/** A scanLanes cursor as [shard, ZSCAN cursor], null for a value scanLanes could not have returned. */
+function cursorOf(value: unknown, shards: number): [number, string] | null {
+  if (typeof value !== 'string') return null;
+  const zscanCursor = (c: string): boolean => CURSOR.test(c) && BigInt(c) < 2n ** 64n;
+  if (shards === 1) return zscanCursor(value) ? [0, value] : null;
+  const m = SHARD_CURSOR.exec(value);
+  if (!m || Number(m[1]) >= shards || (m[2] !== '0' && !zscanCursor(m[2]))) return null;
+  return [Number(m[1]), m[2]];
 }

@@ -1,6 +1,7 @@
 import { REAP_PER_CALL } from '../echomq.constants';
 import type { FailOptions } from '../interfaces';
 import { checkJobId, checkOptInt, checkOptions } from '../validation/validate';
+import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneContext } from './lane-context';
 
 /**
@@ -14,27 +15,43 @@ export class LaneRecovery {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<FailOptions>('opts', opts, k.queue);
     const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
-    let total = 0;
-    for (;;) {
-      const n = await this.ctx.scripts.reap(k, maxAttempts, REAP_PER_CALL);
-      total += n;
-      if (n < REAP_PER_CALL) return total;
-    }
+    return everyShard(await this.ctx.keysOfShards(k), async (shard) => {
+      let total = 0;
+      for (;;) {
+        const n = await this.ctx.scripts.reap(shard, maxAttempts, REAP_PER_CALL);
+        total += n;
+        if (n < REAP_PER_CALL) return total;
+      }
+    });
   }
 
   async promote(queue: string): Promise<number> {
     const k = this.ctx.keysOf(queue);
-    let total = 0;
-    for (;;) {
-      const { moved } = await this.ctx.scripts.promote(k, REAP_PER_CALL);
-      total += moved;
-      if (moved < REAP_PER_CALL) return total;
-    }
+    return everyShard(await this.ctx.keysOfShards(k), async (shard) => {
+      let total = 0;
+      for (;;) {
+        const { moved } = await this.ctx.scripts.promote(shard, REAP_PER_CALL);
+        total += moved;
+        if (moved < REAP_PER_CALL) return total;
+      }
+    });
   }
 
   async retryDead(queue: string, jobId: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
-    const retried = await this.ctx.scripts.retryDead(k, checkJobId('jobId', jobId, k.queue));
+    const id = checkJobId('jobId', jobId, k.queue);
+    const retried = await this.ctx.scripts.retryDead(await this.ctx.keysOfJob(k, id), id);
     return this.ctx.durability.confirm('retryDead', k.queue, retried, retried);
   }
+}
+
+/**
+ * Runs `each` on every shard at once and sums what they return; a shard that fails (its master
+ * down) does not keep the others from being done, and its error is thrown once they are.
+ */
+async function everyShard(shards: LaneKeys[], each: (shard: LaneKeys) => Promise<number>): Promise<number> {
+  const done = await Promise.allSettled(shards.map(each));
+  const failed = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
+  if (failed) throw failed.reason;
+  return done.reduce((a, d) => a + (d as PromiseFulfilledResult<number>).value, 0);
 }

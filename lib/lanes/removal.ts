@@ -24,19 +24,23 @@ export class LaneRemoval {
   /** What a cancel removed (its lane, and the state it was in), null when it removed nothing. */
   async cancel(queue: string, jobId: unknown): Promise<{ group: string; state: string } | null> {
     const k = this.ctx.keysOf(queue);
-    return this.ctx.scripts.cancel(k, checkJobId('jobId', jobId, k.queue));
+    const id = checkJobId('jobId', jobId, k.queue);
+    return this.ctx.scripts.cancel(await this.ctx.keysOfJob(k, id), id);
   }
 
   async drain(queue: string, opts: unknown): Promise<number> {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<DrainOptions>('opts', opts, k.queue);
     const group = o.group === undefined ? '' : checkName('opts.group', o.group, k.queue);
-    let page = { removed: 0, phase: 's', offset: 0 };
+    const shards = group === '' ? await this.ctx.keysOfShards(k) : [await this.ctx.keysOfLane(k, group)];
     let removed = 0;
-    do {
-      page = await this.ctx.scripts.drainPage(k, group, page.phase, page.offset, DRAIN_PAGE);
-      removed += page.removed;
-    } while (page.phase !== 'done');
+    for (const shard of shards) {
+      let page = { removed: 0, phase: 's', offset: 0 };
+      do {
+        page = await this.ctx.scripts.drainPage(shard, group, page.phase, page.offset, DRAIN_PAGE);
+        removed += page.removed;
+      } while (page.phase !== 'done');
+    }
     return removed;
   }
 
@@ -49,22 +53,26 @@ export class LaneRemoval {
     const olderThanMs = checkOptInt('opts.olderThanMs', o.olderThanMs, 0, MAX_AGE_MS, k.queue) ?? 0;
     const limit = checkOptInt('opts.limit', o.limit, 1, Number.MAX_SAFE_INTEGER, k.queue) ?? Number.MAX_SAFE_INTEGER;
     let removed = 0;
-    if (kind === 'dead') {
-      for (;;) {
-        const want = Math.min(CLEAN_PAGE, limit - removed);
-        const n = await this.ctx.scripts.cleanPage(k, 'dead', olderThanMs, want);
-        removed += n;
-        if (n < want || removed >= limit) return removed;
+    for (const shard of await this.ctx.keysOfShards(k)) {
+      if (removed >= limit) break;
+      if (kind === 'dead') {
+        for (;;) {
+          const want = Math.min(CLEAN_PAGE, limit - removed);
+          const n = await this.ctx.scripts.cleanPage(shard, 'dead', olderThanMs, want);
+          removed += n;
+          if (n < want || removed >= limit) break;
+        }
+        continue;
       }
+      // NOTE: kept completed rows are in no index (they expire by themselves), so they are found by SCAN.
+      const prefix = shard.job('');
+      await scanKeys(this.ctx.client, shard.jobPattern(), SCAN_COUNT, async (keys) => {
+        for (let i = 0; i < keys.length && removed < limit; i += CLEAN_PAGE) {
+          const ids = keys.slice(i, i + CLEAN_PAGE).map((key) => key.slice(prefix.length));
+          removed += await this.ctx.scripts.cleanPage(shard, 'completed', olderThanMs, Math.min(CLEAN_PAGE, limit - removed), ids);
+        }
+      });
     }
-    // NOTE: kept completed rows are in no index (they expire by themselves), so they are found by SCAN.
-    const prefix = k.job('');
-    await scanKeys(this.ctx.client, k.jobPattern(), SCAN_COUNT, async (keys) => {
-      for (let i = 0; i < keys.length && removed < limit; i += CLEAN_PAGE) {
-        const ids = keys.slice(i, i + CLEAN_PAGE).map((key) => key.slice(prefix.length));
-        removed += await this.ctx.scripts.cleanPage(k, 'completed', olderThanMs, Math.min(CLEAN_PAGE, limit - removed), ids);
-      }
-    });
     return removed;
   }
 
@@ -75,10 +83,21 @@ export class LaneRemoval {
       throw new EchoMqError(invalidArgument('opts.force', 'must be a boolean', o.force), { argument: 'opts.force', queue: k.queue });
     }
     const force = o.force === true;
-    const first = await this.ctx.scripts.obliteratePage(k, force, true, []);
-    if (first < 0) throw new EchoMqError(queueHasActiveJobs(k.queue, -1 - first), { code: 'NOT_EMPTY', queue: k.queue });
-    await scanKeys(this.ctx.client, k.pattern(), SCAN_COUNT, async (keys) => {
-      for (let i = 0; i < keys.length; i += CLEAN_PAGE) await this.ctx.scripts.obliteratePage(k, true, false, keys.slice(i, i + CLEAN_PAGE));
-    });
+    const shards = await this.ctx.keysOfShards(k);
+    if (shards.length > 1 && !force) {
+      // NOTE: every shard's leases are counted before any shard is touched, so a refusal deletes nothing.
+      const active = await Promise.all(shards.map((s) => this.ctx.read('obliterate', s, this.ctx.client.zcard(s.active))));
+      const total = active.reduce((a: number, b) => a + Number(b), 0);
+      if (total > 0) throw new EchoMqError(queueHasActiveJobs(k.queue, total), { code: 'NOT_EMPTY', queue: k.queue });
+    }
+    // NOTE: shard 0 last: it holds the shard count, which must outlive the other shards' keys.
+    for (const shard of shards.reverse()) {
+      const first = await this.ctx.scripts.obliteratePage(shard, force, true, []);
+      if (first < 0) throw new EchoMqError(queueHasActiveJobs(k.queue, -1 - first), { code: 'NOT_EMPTY', queue: k.queue });
+      await scanKeys(this.ctx.client, shard.pattern(), SCAN_COUNT, async (keys) => {
+        for (let i = 0; i < keys.length; i += CLEAN_PAGE) await this.ctx.scripts.obliteratePage(shard, true, false, keys.slice(i, i + CLEAN_PAGE));
+      });
+    }
+    if (shards.length > 1) this.ctx.shardCounts.set(k.queue, 1);
   }
 }

@@ -20,12 +20,16 @@ export class LaneTenants {
 
   async weight(queue: string, tenant: unknown, weight: unknown): Promise<void> {
     const [k, t] = this.target('tenantWeight', queue, tenant);
-    await this.scripts.weight(k, t, checkInt('weight', weight, 1, 1_000_000, k.queue));
+    const w = checkInt('weight', weight, 1, 1_000_000, k.queue);
+    await this.ctx.unsharded(k, 'tenantWeight');
+    await this.scripts.weight(k, t, w);
   }
 
   async limit(queue: string, tenant: unknown, limit: unknown): Promise<void> {
     const [k, t] = this.target('tenantLimit', queue, tenant);
-    await this.scripts.limit(k, t, limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue));
+    const ceiling = limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue);
+    await this.ctx.unsharded(k, 'tenantLimit');
+    await this.scripts.limit(k, t, ceiling);
   }
 
   async pause(queue: string, tenant: unknown, opts: unknown): Promise<void> {
@@ -37,28 +41,37 @@ export class LaneTenants {
       throw new EchoMqError(invalidArgument('opts.reason', `must be a string of at most ${PAUSE_REASON_MAX_BYTES} bytes`, reason),
         { argument: 'opts.reason', queue: k.queue });
     }
+    await this.ctx.unsharded(k, 'pauseTenant');
     await this.scripts.pause(k, t, forMs, reason);
   }
 
   async resume(queue: string, tenant: unknown): Promise<void> {
     const [k, t] = this.target('resumeTenant', queue, tenant);
+    await this.ctx.unsharded(k, 'resumeTenant');
     await this.scripts.resume(k, t);
   }
 
   /** The queue's ceiling over all lanes and tenants: allowed on a compat module too. */
   async queueLimit(queue: string, limit: unknown): Promise<void> {
     const k = this.ctx.keysOf(queue);
-    await this.scripts.queueLimit(k, limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue));
+    const ceiling = limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue);
+    // NOTE: a queue-wide ceiling would have to count every shard's leases in each claim.
+    await this.ctx.unsharded(k, 'queueLimit');
+    await this.scripts.queueLimit(k, ceiling);
   }
 
   /** Read by the metrics: allowed on a compat module too (a queue there has no tenants: []). */
   async top(queue: string, count: unknown): Promise<TenantPending[]> {
     const k = this.ctx.keysOf(queue);
-    return this.scripts.top(k, checkInt('count', count, 1, 1_000, k.queue));
+    const n = checkInt('count', count, 1, 1_000, k.queue);
+    // NOTE: a sharded queue has no tenants yet (submits naming one are refused); its shards hold none.
+    if ((await this.ctx.shardCount(k)) > 1) return [];
+    return this.scripts.top(k, n);
   }
 
   async info(queue: string, tenant: unknown): Promise<TenantInfo> {
     const [k, t] = this.target('tenant', queue, tenant);
+    await this.ctx.unsharded(k, 'tenant');
     return this.scripts.info(k, t);
   }
 

@@ -20,6 +20,8 @@ export interface SubscriberSource {
 
 interface Waiter {
   queue: string;
+  /** The keys of the shard that holds the job (the queue's own while unsharded). */
+  keys: LaneKeys;
   resolve(info: JobInfo | null): void;
   reject(err: unknown): void;
 }
@@ -44,15 +46,18 @@ export class LaneWaiting {
   constructor(private readonly ctx: LaneContext, private readonly source: SubscriberSource, private readonly logger: LoggerService) {}
 
   async waitFor(queue: string, jobId: unknown, opts: unknown): Promise<JobInfo | null> {
-    const k = this.ctx.keysOf(queue);
-    const id = checkJobId('jobId', jobId, k.queue);
-    const o = checkOptions<WaitForOptions>('opts', opts, k.queue);
-    const timeoutMs = checkInt('opts.timeoutMs', o.timeoutMs, 1, MAX_WAIT_MS, k.queue);
-    if (this.closed) throw new EchoMqError(waitClosed(k.queue, id), { code: 'UNAVAILABLE', queue: k.queue });
+    const k0 = this.ctx.keysOf(queue);
+    const id = checkJobId('jobId', jobId, k0.queue);
+    const o = checkOptions<WaitForOptions>('opts', opts, k0.queue);
+    const timeoutMs = checkInt('opts.timeoutMs', o.timeoutMs, 1, MAX_WAIT_MS, k0.queue);
+    if (this.closed) throw new EchoMqError(waitClosed(k0.queue, id), { code: 'UNAVAILABLE', queue: k0.queue });
+    // NOTE: a sharded queue's job is watched in its shard, whose scripts announce it on its own channel.
+    const k = await this.ctx.keysOfJob(k0, id);
     return new Promise<JobInfo | null>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
         queue: k.queue,
+        keys: k,
         resolve: (info) => {
           done();
           resolve(info);
@@ -172,7 +177,7 @@ export class LaneWaiting {
       const id = key.slice(key.indexOf('\n') + 1);
       for (const waiter of [...set]) {
         try {
-          const row = await this.ctx.scripts.watchJob(this.ctx.keysOf(waiter.queue), id, true);
+          const row = await this.ctx.scripts.watchJob(waiter.keys, id, true);
           this.settle(waiter.queue, id, row, waiter);
         } catch (err) {
           this.logger.warn(`waitFor: could not re-read job ${id} after a reconnect (${(err as Error).message}); it waits on.`);

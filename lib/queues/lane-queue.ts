@@ -16,11 +16,11 @@ export const LANE_QUEUE_METHODS = [
   'lane', 'lanes', 'ring', 'peek', 'scanLanes', 'topLanes', 'oldestLanes', 'shares', 'job', 'position', 'waitFor', 'dead', 'stats',
   'cancel', 'drain', 'clean', 'obliterate', 'progress',
   'tenantWeight', 'tenantLimit', 'pauseTenant', 'resumeTenant', 'tenant', 'topTenants', 'queueLimit',
-  'fairness',
+  'fairness', 'shards', 'shardCount',
 ] as const satisfies readonly QueueMethodName[];
 
 /** @internal Queue methods of `LanesService` a handle leaves out on purpose (internal ones). */
-export type UnboundQueueMethod = 'extendUntil';
+export type UnboundQueueMethod = 'extendUntil' | 'shardsOf' | 'shardWoke';
 
 /** The name of a method a queue handle binds. */
 export type LaneQueueMethod = (typeof LANE_QUEUE_METHODS)[number];

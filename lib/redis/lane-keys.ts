@@ -1,6 +1,8 @@
 /**
  * @internal The one place Redis keys are built. Every key of queue `q` is `${prefix}:{q}:…`, so a
- * queue lives in one hash slot; the group and the job id go after the tag.
+ * queue lives in one hash slot; the group and the job id go after the tag. A sharded queue's shard
+ * i >= 1 is the same keyspace under the tag `{q{i}` (its own slot; queue names hold no '{', so no
+ * queue's tag is ever another's shard), and shard 0 keeps `{q}`: the keys of an unsharded queue.
  */
 export class LaneKeys {
   /** `${prefix}:{queue}:`, the base every key of the queue starts with (scripts derive from it). */
@@ -44,8 +46,14 @@ export class LaneKeys {
   /** Ordered lanes: group -> the lane's own ceiling, '' for none (see lua/includes/orderedLane.lua). */
   readonly ordered: string;
 
-  constructor(readonly prefix: string, readonly queue: string) {
-    this.base = `${prefix}:{${queue}}:`;
+  /** `${prefix}:{q}:shards`: the queue's shard count (a hash, field `n`; kept in shard 0, absent while unsharded). */
+  readonly shards: string;
+  /** What goes between the braces: the queue's name, or `q{i` for its shard i >= 1. */
+  readonly tag: string;
+
+  constructor(readonly prefix: string, readonly queue: string, readonly shard = 0) {
+    this.tag = shard === 0 ? queue : `${queue}{${shard}`;
+    this.base = `${prefix}:{${this.tag}}:`;
     this.ring = this.base + 'ring';
     this.ringSet = this.base + 'ringset';
     this.weight = this.base + 'gweight';
@@ -71,6 +79,20 @@ export class LaneKeys {
     this.depth = this.base + 'gdepth';
     this.delayed = this.base + 'gdelayed';
     this.ordered = this.base + 'gordered';
+    this.shards = this.base + 'shards';
+  }
+
+  private readonly otherShards = new Map<number, LaneKeys>();
+
+  /** The keys of shard `i` of the same queue (shard 0 is the queue's own keys), built once each. */
+  shardKeys(i: number): LaneKeys {
+    if (i === this.shard) return this;
+    let keys = this.otherShards.get(i);
+    if (keys === undefined) {
+      keys = new LaneKeys(this.prefix, this.queue, i);
+      this.otherShards.set(i, keys);
+    }
+    return keys;
   }
 
   /** The lane (pending set) of a group. */
@@ -120,12 +142,12 @@ export class LaneKeys {
 
   /** A SCAN pattern matching every job row of the queue (clean of kept completed rows; never for scripts). */
   jobPattern(): string {
-    return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:job:*`;
+    return `${this.prefix}:{${this.tag.replace(/[*?[\]\\]/g, '\\$&')}}:job:*`;
   }
 
   /** A pattern matching every key of the queue (for tests and tools, obliterate; never for scripts). */
   pattern(): string {
-    return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}}:*`;
+    return `${this.prefix}:{${this.tag.replace(/[*?[\]\\]/g, '\\$&')}}:*`;
   }
 }
 

@@ -9,6 +9,7 @@ import type { JobObservers } from './job-observers';
 import { AckBatch } from './ack-batch';
 import { JobPipeline } from './job-pipeline';
 import { isUnrecoverable } from '../errors/unrecoverable.error';
+import { ShardWaker } from './shard-waker';
 
 /** @internal What a claim loop needs besides its consumer. */
 export interface ClaimLoopDeps {
@@ -84,6 +85,8 @@ export class ClaimLoop {
   private lastReap = 0;
   private readonly leaseMs: number;
   private readonly wakeKey: string;
+  /** The idle wait over a sharded queue's shards, made when the queue first shows more than one. */
+  private waker?: ShardWaker;
   private readonly reapEveryMs: number;
   private readonly pipeline: JobPipeline;
   /** Since when (ms, host clock) claiming has been failing without a success; undefined when fine. */
@@ -126,6 +129,7 @@ export class ClaimLoop {
     this.slotWaiter?.();
     // NOTE: dropping the connection is how a BRPOP in flight is interrupted; it is the loop's own.
     dropRedisClient(this.deps.blocking);
+    this.waker?.close();
     // NOTE: bounded waits: while the server is down, a claim or an ack in flight waits for it without
     // end (ioredis holds commands until it reconnects), and the shutdown must not.
     const waitMs = Math.max(timeoutMs, SERVER_WAIT_MS);
@@ -249,7 +253,15 @@ export class ClaimLoop {
   private async idle(dueInMs: number): Promise<void> {
     let ms = this.deps.options.idleBlockMs;
     if (dueInMs >= 0) ms = Math.min(ms, Math.max(dueInMs, 5));
-    const woke = await this.deps.blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3));
+    const { queue } = this.consumer;
+    const shards = await this.deps.lanes.shardsOf(queue);
+    let woke: unknown;
+    if (shards === 1) woke = await this.deps.blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3));
+    else {
+      const keys = this.deps.lanes.keysOf(queue);
+      this.waker ??= new ShardWaker(this.deps.blocking);
+      woke = await this.waker.wait(Array.from({ length: shards }, (_, i) => keys.shardKeys(i).wake), ms, (i) => this.deps.lanes.shardWoke(queue, i));
+    }
     this.failingSinceMs = undefined;
     this.failures = 0;
     if (!woke && !this.closing) await this.reapIfDue(true);

@@ -28,7 +28,38 @@ export class FairnessViewScripts {
    * candidates (one call), their counts (a call per 500), the weights behind `entitled` (one call),
    * so that no script runs long on a large queue (see lua/laneShares-4.lua).
    */
-  async shares(k: LaneKeys, count: number): Promise<FairShares> {
+  async shares(shards: LaneKeys[], count: number): Promise<FairShares> {
+    // NOTE: on a sharded queue each shard's lanes are read in their own slot, then weighed together:
+    // a lane's entitlement is its weight over the backlogged weights of every shard.
+    const parts = await Promise.all(shards.map((k) => this.sharesOf(k, count)));
+    const topSum = parts.reduce((a, p) => a + p.topSum, 0);
+    const tenants = new Map<string, { weight: number; sum: number }>();
+    for (const p of parts) for (const [t, v] of p.tenants) tenants.set(t, v);
+    const lanes: LaneShare[] = [];
+    const xs: number[] = [];
+    for (const p of parts) {
+      for (const l of p.lanes) {
+        if (l.backlogged) xs.push(l.work / l.weight);
+        if (!p.servedMost.has(l.group) || l.served === 0) continue;
+        const t = l.tenant ? tenants.get(l.tenant) : undefined;
+        let entitled = 0;
+        if (l.backlogged && topSum > 0) entitled = t && t.sum > 0 ? (t.weight / topSum) * (l.weight / t.sum) : l.weight / topSum;
+        lanes.push({ ...l, entitled: Math.min(1, entitled) });
+      }
+    }
+    lanes.sort((a, b) => b.served - a.served || (a.group < b.group ? -1 : 1));
+    const sum = xs.reduce((a, x) => a + x, 0);
+    const squares = xs.reduce((a, x) => a + x * x, 0);
+    return { windowMs: WINDOW_MS, lanes: lanes.slice(0, count), jain: xs.length >= 2 && squares > 0 ? (sum * sum) / (xs.length * squares) : null };
+  }
+
+  /**
+   * One queue's (or shard's) part of shares(): the candidates (one call), their counts (a call per
+   * 250), the weights behind `entitled` (one call), so that no script runs long on a large queue
+   * (see lua/laneShares-4.lua). `lanes` are the candidates' rows, `entitled` still 0.
+   */
+  private async sharesOf(k: LaneKeys, count: number): Promise<{ lanes: LaneShare[]; servedMost: Set<string>; topSum: number;
+    tenants: Map<string, { weight: number; sum: number }> }> {
     const keys = [k.index, k.weight, k.meta, k.tenants];
     const top = (await this.scripts.run('shares', k.queue, 'laneShares', keys, [k.base, 'top', count])) as string[];
     const now = top[0];
@@ -43,32 +74,24 @@ export class FairnessViewScripts {
       this.scripts.run('shares', k.queue, 'laneShares', keys, [k.base, 'sums']) as Promise<string[]>,
       ...chunks.map((chunk) => this.scripts.run('shares', k.queue, 'laneShares', keys, [k.base, 'rows', now, ...chunk]) as Promise<string[]>),
     ]);
-    const topSum = Number(sums[0]);
     const tenants = new Map<string, { weight: number; sum: number }>();
     for (let i = 1; i + 2 < sums.length; i += 3) tenants.set(sums[i], { weight: Number(sums[i + 1]), sum: Number(sums[i + 2]) });
-
     const lanes: LaneShare[] = [];
-    const xs: number[] = [];
     // NOTE: five fields per lane, in the order of `names` (see 'rows' in the script).
     const flat = rows.flat();
     for (let at = 0; at + 4 < flat.length; at += 5) {
-      const group = names[at / 5];
       const served = Math.round(Number(flat[at]));
-      const work = byWork ? Math.round(Number(flat[at + 1]) * 1000) / 1000 : served;
-      const weight = Number(flat[at + 3]);
-      const tenant = flat[at + 4] || null;
-      const backlogged = Number(flat[at + 2]) > 0;
-      if (backlogged) xs.push(work / weight);
-      if (!servedMost.has(group) || served === 0) continue;
-      const t = tenant ? tenants.get(tenant) : undefined;
-      let entitled = 0;
-      if (backlogged && topSum > 0) entitled = t && t.sum > 0 ? (t.weight / topSum) * (weight / t.sum) : weight / topSum;
-      lanes.push({ group, tenant, served, work, weight, entitled: Math.min(1, entitled), backlogged });
+      lanes.push({
+        group: names[at / 5],
+        tenant: flat[at + 4] || null,
+        served,
+        work: byWork ? Math.round(Number(flat[at + 1]) * 1000) / 1000 : served,
+        weight: Number(flat[at + 3]),
+        entitled: 0,
+        backlogged: Number(flat[at + 2]) > 0,
+      });
     }
-    lanes.sort((a, b) => b.served - a.served || (a.group < b.group ? -1 : 1));
-    const sum = xs.reduce((a, x) => a + x, 0);
-    const squares = xs.reduce((a, x) => a + x * x, 0);
-    return { windowMs: WINDOW_MS, lanes: lanes.slice(0, count), jain: xs.length >= 2 && squares > 0 ? (sum * sum) / (xs.length * squares) : null };
+    return { lanes, servedMost, topSum: Number(sums[0]), tenants };
   }
 
   /**

@@ -130,6 +130,7 @@ export const SCRIPT_OF = {
   fairness: 'fairness',
   shares: 'laneShares',
   oldestLanes: 'oldestLanes',
+  shards: 'setShards',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -137,6 +138,8 @@ export interface Served {
   jobs: LaneJob[];
   dueInMs: number;
   buried: number;
+  /** The entries of the ring after the call, when it was asked for (a sharded queue's claims; -1 when not told). */
+  ringSize?: number;
 }
 
 /** @internal The last_error of a job dead-lettered because its payload does not parse. */
@@ -258,11 +261,16 @@ export class LaneScripts {
    * Serves up to `steps` single claims in one round trip; `dueInMs` (server clock) is -1 when nothing
    * is scheduled; `buried` counts the jobs served but dead-lettered (see served).
    */
-  async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number): Promise<Served> {
+  async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number, ringSize = false): Promise<Served> {
     // NOTE: the script derives its other keys from the base (see lua/claim): each key passed costs a call.
-    const reply = (await this.run('claim', k.queue, 'claim', [k.ring],
-      [k.base, leaseMs, steps, promoteMax], { onLate: this.handBackLate(k, 2) })) as Reply[];
-    return this.served(k, reply);
+    const args: (string | number)[] = [k.base, leaseMs, steps, promoteMax];
+    if (ringSize) args.push('1');
+    const reply = (await this.run('claim', k.queue, 'claim', [k.ring], args, { onLate: this.handBackLate(k, 2) })) as Reply[];
+    // NOTE: the size follows the jobs, six values each; a paused queue's reply has none.
+    const size = ringSize && (reply.length - 2) % 6 === 1 ? Number(reply.pop()) : -1;
+    const served = await this.served(k, reply);
+    if (ringSize) served.ringSize = size;
+    return served;
   }
 
   async wclaim(k: LaneKeys, leaseMs: number, max: number, promoteMax: number): Promise<Served> {
@@ -290,6 +298,22 @@ export class LaneScripts {
       [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats, k.index, k.weight, k.rate], args));
   }
 
+  /**
+   * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
+   * count `n` ('set'); whether the shard was empty (nothing written when not), and the count before.
+   */
+  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set'): Promise<{ empty: boolean; before: number }> {
+    const [empty, before] = (await this.run('shards', k.queue, 'setShards', [k.shards], [k.base, n, mode])) as number[];
+    return { empty: Number(empty) === 1, before: Number(before) };
+  }
+
+  /** The entries of a queue's (or a shard's) ring: its list and its virtual-time set (one of them is empty). */
+  async ringSize(k: LaneKeys): Promise<number> {
+    const [list, vt] = await withinCallTimeout(Promise.all([this.client.llen(k.ring), this.client.zcard(k.ring + ':vt')]),
+      this.callTimeoutMs, 'position', k.queue);
+    return Number(list) + Number(vt);
+  }
+
   /** Pauses the whole queue (meta field `paused`); true when it was not paused. */
   async pauseQueue(k: LaneKeys): Promise<boolean> {
     return (await this.run('pauseQueue', k.queue, 'pauseQueue', [k.meta], [])) === 1;
@@ -304,10 +328,13 @@ export class LaneScripts {
    * Takes up to `turns` weighted turns in one round trip (see lua/wclaimMany-1.lua); the jobs of each
    * turn in order. A job whose payload is not JSON is left out of its turn and dead-lettered (see served).
    */
-  async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number):
-    Promise<{ turns: LaneJob[][]; dueInMs: number; buried: number }> {
-    const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany', [k.ring],
-      [k.base, leaseMs, turns, max, untilJobs, promoteMax], { onLate: this.handBackLate(k, 3) })) as Reply[];
+  async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number, ringSize = false):
+    Promise<{ turns: LaneJob[][]; dueInMs: number; buried: number; ringSize?: number }> {
+    const args: (string | number)[] = [k.base, leaseMs, turns, max, untilJobs, promoteMax];
+    if (ringSize) args.push('1');
+    const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany', [k.ring], args, { onLate: this.handBackLate(k, 3) })) as Reply[];
+    const jobsEnd = 3 + 6 * (reply[2] as number[]).reduce((a, b) => a + Number(b), 0);
+    const size = ringSize && reply.length > jobsEnd ? Number(reply.pop()) : -1;
     const leaseUntil = Number(reply[0]);
     const out: LaneJob[][] = [];
     const bad: { id: string; token: number }[] = [];
@@ -322,7 +349,7 @@ export class LaneScripts {
       out.push(turn);
     }
     if (bad.length > 0) await this.bury(k, bad, NOT_JSON_REASON);
-    return { turns: out, dueInMs: Number(reply[1]), buried: bad.length };
+    return ringSize ? { turns: out, dueInMs: Number(reply[1]), buried: bad.length, ringSize: size } : { turns: out, dueInMs: Number(reply[1]), buried: bad.length };
   }
 
   /** `result` is JSON text, '' for none; `keepMs` 0 deletes the row. */

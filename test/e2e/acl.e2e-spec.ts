@@ -31,7 +31,7 @@ class AclAudit {
 }
 
 /** LanesService methods that are not the queue's public operations (hooks and internals). */
-const NOT_PUBLIC = new Set(['constructor', 'onModuleInit', 'beforeApplicationShutdown', 'onApplicationShutdown', 'keysOf', 'settings', 'admitArgs', 'leaseOf', 'wclaimTurn', 'extendUntil']);
+const NOT_PUBLIC = new Set(['constructor', 'onModuleInit', 'beforeApplicationShutdown', 'onApplicationShutdown', 'keysOf', 'settings', 'admitArgs', 'leaseOf', 'wclaimTurn', 'extendUntil', 'shardsOf', 'shardWoke']);
 
 /**
  * Least privilege: a user allowed the EchoMQ keys and the commands in lib/redis/acl.ts, nothing
@@ -189,6 +189,19 @@ describe('ACL: least privilege', () => {
     expect((await lanes.stats(q)).fairness).toEqual({ by: 'jobs' });
     await call('obliterate', () => lanes.obliterate(q, { force: true }));
     expect(await admin.keys(`emq:{${q}}:*`)).toEqual([]);
+
+    // A sharded queue: the shard count, claims that ask each shard's ring size, acks found by id.
+    const sharded = lanesOn(connection, { shardsOnOneServer: true });
+    const sq = testQueue();
+    await call('shards', () => sharded.shards(sq, 3));
+    expect(await call('shardCount', () => sharded.shardCount(sq))).toBe(3);
+    await sharded.submitMany(sq, Array.from({ length: 12 }, (_, i) => ({ group: `s${i}`, payload: i })));
+    const spread = await lanesOn(connection, { shardsOnOneServer: true }).claimMany(sq, 12);
+    expect(spread.jobs.length).toBe(12);
+    expect(await sharded.completeMany(sq, spread.jobs.map((j) => ({ jobId: j.id, token: j.attempt })))).toEqual(spread.jobs.map(() => true));
+    expect((await sharded.stats(sq)).totals.completed).toBe(12);
+    await sharded.obliterate(sq);
+    expect(await admin.keys(`emq:{${sq}*`)).toEqual([]);
 
     const publicMethods = Object.getOwnPropertyNames(LanesService.prototype).filter((m) => !NOT_PUBLIC.has(m));
     // A public method added to LanesService must be exercised here under the EchoMQ user too.

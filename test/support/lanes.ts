@@ -29,9 +29,11 @@ export async function snapshot(client: IORedis, queue: string, prefix = 'emq'): 
   return out;
 }
 
-/** Deletes every key of a queue. */
+/** Deletes every key of a queue (of each of its shards, when it was sharded). */
 export async function dropQueue(client: IORedis, queue: string, prefix = 'emq'): Promise<void> {
-  const keys = await client.keys(new LaneKeys(prefix, queue).pattern());
+  const k = new LaneKeys(prefix, queue);
+  // NOTE: shards i >= 1 are tagged {q{i}: the same pattern, '{' and a shard number in place of '}'.
+  const keys = [...await client.keys(k.pattern()), ...await client.keys(k.pattern().replace(/\}:\*$/, '{*'))];
   // NOTE: in chunks, a queue of 100,000 lanes has more keys than one call's arguments may spread.
   for (let i = 0; i < keys.length; i += 10_000) await client.del(...keys.slice(i, i + 10_000));
 }

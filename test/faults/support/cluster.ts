@@ -7,14 +7,17 @@ import { waitFor } from './wait';
 export class TestCluster {
   private constructor(readonly nodes: TestRedisServer[]) {}
 
-  /** Starts three cluster-enabled servers, joins them with redis-cli and waits for cluster_state:ok. */
-  static async start(): Promise<TestCluster> {
+  /**
+   * Starts three cluster-enabled servers, joins them with redis-cli and waits for cluster_state:ok;
+   * `extraArgs` go to every server (e.g. ['--cluster-require-full-coverage', 'no']).
+   */
+  static async start(extraArgs: string[] = []): Promise<TestCluster> {
     const nodes: TestRedisServer[] = [];
     try {
       for (let i = 0; i < 3; i++) {
         // NOTE: each server runs in its own directory, so the file name cannot clash between them.
         nodes.push(await TestRedisServer.start(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-          '--cluster-node-timeout', '3000']));
+          '--cluster-node-timeout', '3000', ...extraArgs]));
       }
       const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
         '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });

@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { LaneConsumer, LaneJob, LanesService } from '../../lib';
+import { shardOf } from '../../lib/shards/shard-hash';
+import { lanesOn } from '../support/lanes';
+import { bootApp, nestFixture, until } from '../support/nest';
+
+const QUEUE = 'e2e-sharded';
+const handled: { id: string; group: string; at: number }[] = [];
+
+@LaneConsumer(QUEUE, { concurrency: 4 })
+@Injectable()
+class ShardedWorker {
+  async handle(job: LaneJob): Promise<void> {
+    handled.push({ id: job.id, group: job.group, at: Date.now() });
+  }
+}
+
+async function blockedClients(lanes: LanesService): Promise<number> {
+  const info = await (lanes as unknown as { ctx: { client: { info(s: string): Promise<string> } } }).ctx.client.info('clients');
+  return Number(/blocked_clients:(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+describe('a consumer of a sharded queue', () => {
+  const fixture = nestFixture();
+
+  it('blocks on every shard\'s wake list when idle, wakes at once for a submit into any shard, and serves every job once', async () => {
+    const { app } = await bootApp(fixture.server.url, [ShardedWorker], { shardsOnOneServer: true });
+    fixture.apps.push(app);
+    const lanes = app.get(LanesService);
+    await lanes.shards(QUEUE, 4);
+    // NOTE: idleBlockMs is 5 s (the default): a wake that missed a shard would show as a wait of seconds.
+    await until(async () => (await blockedClients(lanes)) >= 4, 10_000, 'one blocked wait per shard');
+    const producerClient = fixture.server.client();
+    const producer = lanesOn(producerClient, { shardsOnOneServer: true });
+    for (let shard = 0; shard < 4; shard++) {
+      let i = 0;
+      while (shardOf(`wake-${shard}-${i}`, 4) !== shard) i++;
+      const group = `wake-${shard}-${i}`;
+      const before = handled.length;
+      const at = Date.now();
+      await producer.submit(QUEUE, group, { shard });
+      await until(() => handled.length > before, 3_000, `the job of shard ${shard}`);
+      expect(handled[before].group).toBe(group);
+      expect(handled[before].at - at).toBeLessThan(1_000);
+      await until(async () => (await blockedClients(lanes)) >= 4, 10_000, 'the loop to idle again');
+    }
+    const ids = await producer.submitMany(QUEUE, Array.from({ length: 400 }, (_, i) => ({ group: `load-${i % 40}`, payload: i })));
+    await until(() => handled.length >= 404, 20_000, 'the load');
+    const load = handled.slice(4);
+    expect(load.map((h) => h.id).sort()).toEqual([...ids].sort());
+    // NOTE: acks leave in batches after the handlers return.
+    await until(async () => (await lanes.stats(QUEUE)).totals.completed === 404, 5_000, 'every completion');
+    await producerClient.quit();
+  });
+});

@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import { DRY_REVISIT_MS, ShardVisits } from '../../lib/shards/shard-visits';
+
+const none = new Set<number>();
+
+describe('ShardVisits (how claims are spread over a sharded queue\'s shards)', () => {
+  it('splits slots in proportion to the shards\' rings, within one slot over any run of calls', () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 2, maxLength: 12 }),
+      fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 30 }), fc.double({ min: 0, max: 1, noNaN: true }),
+      (rings, calls, phase) => {
+        fc.pre(rings.some((r) => r > 0));
+        const v = new ShardVisits(rings.length, () => phase);
+        rings.forEach((r, i) => v.saw(i, 1, 1, r, 0));
+        const got = new Array<number>(rings.length).fill(0);
+        let slots = 0;
+        for (const count of calls) {
+          for (const [i, n] of v.plan(count, none, 0)) got[i] += n;
+          slots += count;
+        }
+        const total = rings.reduce((a, b) => a + b, 0);
+        rings.forEach((r, i) => {
+          expect(Math.abs(got[i] - (slots * r) / total)).toBeLessThanOrEqual(1.0001);
+          if (r === 0) expect(got[i]).toBe(0);
+        });
+      }));
+  });
+
+  it('leaves out the shards a call already asked, and tries them all when every one left looks empty', () => {
+    const v = new ShardVisits(4, () => 0);
+    [5, 0, 0, 0].forEach((r, i) => v.saw(i, 1, 1, r, 1_000));
+    expect([...v.plan(3, none, 1_000)]).toEqual([[0, 3]]);
+    const rest = v.plan(3, new Set([0]), 1_000);
+    expect([...rest.keys()].sort()).toEqual([1, 2, 3]);
+    expect([...rest.values()].reduce((a, b) => a + b, 0)).toBe(3);
+    expect(v.plan(3, new Set([0, 1, 2, 3]), 1_000).size).toBe(0);
+  });
+
+  it('an empty shard comes back into the first round after DRY_REVISIT_MS, or at once on a wake token', () => {
+    const v = new ShardVisits(2, () => 0);
+    v.saw(0, 1, 1, 10, 0);
+    v.saw(1, 5, 0, -1, 0);
+    const slotsOf = (now: number): number => [...v.plan(100, none, now)].find(([i]) => i === 1)?.[1] ?? 0;
+    expect(slotsOf(DRY_REVISIT_MS - 1)).toBe(0);
+    expect(slotsOf(DRY_REVISIT_MS)).toBeGreaterThan(0);
+    v.saw(1, 5, 0, 0, 10_000);
+    expect(slotsOf(10_001)).toBe(0);
+    v.woke(1);
+    expect(slotsOf(10_001)).toBeGreaterThan(0);
+  });
+
+  it('processes with different phases start on different shards', () => {
+    const firsts = new Set<number>();
+    for (let p = 1; p <= 8; p++) {
+      let x = p * 7_919;
+      const v = new ShardVisits(8, () => (x = (x * 48_271) % 2_147_483_647) / 2_147_483_647);
+      firsts.add([...v.plan(1, none, 0).keys()][0]);
+    }
+    expect(firsts.size).toBeGreaterThanOrEqual(3);
+  });
+});
