@@ -43,6 +43,10 @@ export class QueueEventsExplorer implements OnModuleInit, OnApplicationBootstrap
   private subscriber?: RedisClient;
   private timer?: NodeJS.Timeout;
   private scripts?: LaneScripts;
+  /** Events channel -> queue, of every shard followed. */
+  private readonly queueOf = new Map<string, string>();
+  /** The shards whose listeners key this process renews. */
+  private followed: LaneKeys[] = [];
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -103,43 +107,63 @@ export class QueueEventsExplorer implements OnModuleInit, OnApplicationBootstrap
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.byQueue.size === 0) return;
-    const keys = [...this.byQueue.keys()].map((q) => new LaneKeys(this.options.prefix, q));
-    const queueOf = new Map(keys.map((k) => [k.eventsChannel, k.queue]));
     // NOTE: its own connection (a subscribed one takes no other command); a plain PUBLISH from a
     // script reaches a subscriber on any node of a Cluster, and Redis 6.2 has nothing else.
     const sub = this.connections ? this.connections.open('echomq:events') : this.client.duplicate();
     this.subscriber = sub;
     sub.on('message', (channel: string, message: string) => {
-      const queue = queueOf.get(channel);
+      const queue = this.queueOf.get(channel);
       if (queue !== undefined) this.deliver(queue, message);
     });
     this.scripts = new LaneScripts(this.client);
     try {
-      await sub.subscribe(...queueOf.keys());
+      await this.follow(await this.shardKeys());
     } catch (err) {
       // NOTE: as a claim loop that is refused: logged, and the app keeps running (without events).
       this.logger.error(queueEventsRefused(this.queues().map((q) => `"${q}"`).join(', '), (err as Error).message, this.options.prefix));
       return;
     }
-    await this.announce(keys, PRESENCE_TTL_MS);
-    this.timer = setInterval(() => void this.announce(keys, PRESENCE_TTL_MS), PRESENCE_EVERY_MS);
+    await this.announce(PRESENCE_TTL_MS);
+    this.timer = setInterval(() => void this.announce(PRESENCE_TTL_MS), PRESENCE_EVERY_MS);
     this.timer.unref();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.subscriber) return;
     clearInterval(this.timer);
-    const keys = [...this.byQueue.keys()].map((q) => new LaneKeys(this.options.prefix, q));
-    await this.announce(keys, 0);
+    await this.announce(0);
     const sub = this.subscriber;
     this.subscriber = undefined;
     if (this.connections) await this.connections.close(sub);
     else sub.disconnect();
   }
 
-  private async announce(keys: LaneKeys[], ttlMs: number): Promise<void> {
+  /**
+   * The keys of every shard of the listened queues: a sharded queue's jobs publish their events on
+   * their own shard's channel, while that shard's `listeners` key says someone listens (see
+   * LanesService.shards). The shard counts are read again with every renewal of the presence, so
+   * a queue sharded while the app runs is followed within PRESENCE_EVERY_MS.
+   */
+  private async shardKeys(): Promise<LaneKeys[]> {
+    const queues = [...this.byQueue.keys()].map((q) => new LaneKeys(this.options.prefix, q));
+    if (this.options.compat === 'echomq') return queues;
+    const counts = await Promise.all(queues.map((k) => this.client.hget(k.shards, 'n')));
+    return queues.flatMap((k, i) => Array.from({ length: Number(counts[i]) || 1 }, (_, s) => k.shardKeys(s)));
+  }
+
+  /** Subscribes to the channels of the shards not followed yet. */
+  private async follow(keys: LaneKeys[]): Promise<void> {
+    const fresh = keys.filter((k) => !this.queueOf.has(k.eventsChannel));
+    this.followed = keys;
+    if (fresh.length === 0) return;
+    await this.subscriber!.subscribe(...fresh.map((k) => k.eventsChannel));
+    for (const k of fresh) this.queueOf.set(k.eventsChannel, k.queue);
+  }
+
+  private async announce(ttlMs: number): Promise<void> {
     try {
-      await Promise.all(keys.map((k) => this.scripts!.announceListener(k, this.token, ttlMs)));
+      if (ttlMs > 0) await this.follow(await this.shardKeys());
+      await Promise.all(this.followed.map((k) => this.scripts!.announceListener(k, this.token, ttlMs)));
     } catch (err) {
       this.logger.warn(`could not ${ttlMs ? 'announce' : 'withdraw'} this process's queue-event listeners: ${(err as Error).message}`);
     }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LaneConsumer, LaneJob, LanesService } from '../../lib';
+import { LaneConsumer, LaneJob, LanesService, OnQueueEvent, QueueEvent, QueueEventsListener } from '../../lib';
 import { shardOf } from '../../lib/shards/shard-hash';
 import { lanesOn } from '../support/lanes';
 import { bootApp, nestFixture, until } from '../support/nest';
@@ -13,6 +13,15 @@ class ShardedWorker {
   async handle(job: LaneJob): Promise<void> {
     handled.push({ id: job.id, group: job.group, at: Date.now() });
   }
+}
+
+const heard: QueueEvent[] = [];
+
+/** Hears the completions of the sharded queue, in an app of its own (as another process would). */
+@QueueEventsListener(QUEUE)
+@Injectable()
+class ShardedAuditor {
+  @OnQueueEvent('completed') completed(e: QueueEvent): void { heard.push(e); }
 }
 
 async function blockedClients(lanes: LanesService): Promise<number> {
@@ -51,5 +60,20 @@ describe('a consumer of a sharded queue', () => {
     // NOTE: acks leave in batches after the handlers return.
     await until(async () => (await lanes.stats(QUEUE)).totals.completed === 404, 5_000, 'every completion');
     await producerClient.quit();
+  });
+
+  it('a queue-event listener hears the jobs of every shard (it follows a queue sharded while it runs)', async () => {
+    const { app: listener } = await bootApp(fixture.server.url, [ShardedAuditor], { shardsOnOneServer: true });
+    fixture.apps.push(listener);
+    const { app } = await bootApp(fixture.server.url, [ShardedWorker], { shardsOnOneServer: true });
+    fixture.apps.push(app);
+    const lanes = app.get(LanesService);
+    await lanes.shards(QUEUE, 4);
+    // NOTE: the listener reads the shard counts again with each renewal of its presence (every 3 s).
+    await new Promise((r) => setTimeout(r, 3_500));
+    const ids = await lanes.submitMany(QUEUE, Array.from({ length: 40 }, (_, i) => ({ group: `ev-${i}`, payload: i })));
+    expect(new Set(ids.map((_, i) => shardOf(`ev-${i}`, 4))).size).toBe(4);
+    await until(() => heard.length >= 40, 10_000, 'the completed events of every shard');
+    expect(heard.map((e) => e.jobId).sort()).toEqual([...ids].sort());
   });
 });
