@@ -12,12 +12,23 @@ import { Test } from '@nestjs/testing';
 import { EchoMqModule, OnQueueEvent, QueueEvent, QueueEventsListener } from '../../lib';
 import { LaneScripts } from '../../lib/scripts/lane-scripts';
 import { scriptCalls } from '../support/script-path';
+import { shardOf } from '../../lib/shards/shard-hash';
 import { TestCluster } from './support/cluster';
 import { FaultConsumer } from './support/consumer';
 import { report, waitFor } from './support/wait';
 
-/** The contract on a local three-master Redis Cluster, on queues whose slots live on different masters. */
-describe('faults: Redis Cluster (3 masters)', () => {
+/** Lane names `count` of which share one shard of a queue of `shards` shards (any names when unsharded). */
+function sameShard(shards: number, count: number, prefix: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; out.length < count; i++) if (shardOf(`${prefix}${i}`, shards) === shardOf(`${prefix}0`, shards)) out.push(`${prefix}${i}`);
+  return out;
+}
+
+/**
+ * The contract on a local three-master Redis Cluster, on queues whose slots live on different
+ * masters: each queue unsharded, then each spread over six shards (shards(q, 6)).
+ */
+describe.each([['unsharded queues', 1], ['queues of shards(q, 6)', 6]])('faults: Redis Cluster (3 masters), %s', (_label, SHARDS) => {
   let cluster: TestCluster;
   let client: Cluster;
   let lanes: LanesService;
@@ -51,6 +62,7 @@ describe('faults: Redis Cluster (3 masters)', () => {
         queues.set(q, owner);
       }
     }
+    for (const q of queues.keys()) await lanes.shards(q, SHARDS);
   }, 60_000);
   afterAll(async () => {
     await Promise.all(opened.map((c) => closeRedisClient(c)));
@@ -61,23 +73,28 @@ describe('faults: Redis Cluster (3 masters)', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('the queues live on three different masters, each queue in one slot', async () => {
+  it('the queues live on three different masters, each queue (each shard) in one slot', async () => {
     expect(new Set(queues.values()).size).toBe(3);
     for (const q of queues.keys()) {
-      const k = lanes.keysOf(q);
-      const slots = new Set([k.ring, k.ringSet, k.active, k.gactive, k.lane('a'), k.job('JOB00000000000'), k.wake].map((key) => calculateSlot(key)));
-      expect(slots.size).toBe(1);
+      for (let i = 0; i < SHARDS; i++) {
+        const k = lanes.keysOf(q).shardKeys(i);
+        const slots = new Set([k.ring, k.ringSet, k.active, k.gactive, k.lane('a'), k.job('JOB00000000000'), k.wake].map((key) => calculateSlot(key)));
+        expect(slots.size).toBe(1);
+      }
+      expect(await lanes.shardCount(q)).toBe(SHARDS);
     }
   });
 
   it('submit, submitMany, claim rotation, wclaim and wclaimMany weights, complete, lanes() on every queue', async () => {
+    // NOTE: two lanes of one shard, whose rotation is exact (across shards it is the visits' order).
+    const [a, b] = sameShard(SHARDS, 2, 'r');
     for (const q of queues.keys()) {
-      for (let i = 0; i < 3; i++) await lanes.submit(q, 'a', { i });
-      await lanes.submitMany(q, [0, 1, 2].map((i) => ({ group: 'b', payload: { i } })));
-      expect((await lanes.lanes(q)).map((l) => [l.group, l.pending])).toEqual([['a', 3], ['b', 3]]);
+      for (let i = 0; i < 3; i++) await lanes.submit(q, a, { i });
+      await lanes.submitMany(q, [0, 1, 2].map((i) => ({ group: b, payload: { i } })));
+      expect((await lanes.lanes(q)).map((l) => [l.group, l.pending])).toEqual([[a, 3], [b, 3]]);
       const order: string[] = [];
       for (let job = await lanes.claim(q); job; job = await lanes.claim(q)) {
-        order.push(`${job.group}${(job.payload as { i: number }).i}`);
+        order.push(`${job.group === a ? 'a' : 'b'}${(job.payload as { i: number }).i}`);
         expect(await lanes.complete(q, job.id, job.attempt)).toBe(true);
       }
       expect(order).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'b2']);
@@ -91,7 +108,7 @@ describe('faults: Redis Cluster (3 masters)', () => {
       expect(turns.map((t) => t.map((j) => (j.payload as { i: number }).i))).toEqual([[3, 4, 5], [6]]);
       for (const j of turns.flat()) expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
       expect(await lanes.lanes(q)).toEqual([{ group: 'w', pending: 0, active: 0, weight: 3, limit: null, paused: false, inRing: false, rate: null, pausedUntil: null, pauseReason: null, tenant: null, maxDepth: null, ordered: false, headWaitMs: null }]);
-      expect(await lanes.stats(q)).toMatchObject({ totals: { submitted: 13, completed: 13, retried: 0, dead: 0 }, pending: 0, lanes: 1, paused: false });
+      expect(await lanes.stats(q)).toMatchObject({ totals: { submitted: 13, completed: 13, retried: 0, dead: 0 }, pending: 0, lanes: 1, paused: false, shards: SHARDS });
     }
   });
 
@@ -121,10 +138,12 @@ describe('faults: Redis Cluster (3 masters)', () => {
     }
   });
 
-  it('a BRPOP blocked on emq:{q}:wake is woken by a submit, on every queue', async () => {
+  it('a BRPOP blocked on emq:{q}:wake (on a sharded queue, the lane\'s shard\'s) is woken by a submit, on every queue', async () => {
     const blocker = await connect('blocker');
-    for (const [q, port] of queues) {
-      const k = lanes.keysOf(q);
+    for (const [q, queuePort] of queues) {
+      const k = lanes.keysOf(q).shardKeys(shardOf('wake-me', SHARDS));
+      const port = await cluster.ownerOf(calculateSlot(k.wake));
+      expect(SHARDS > 1 || port === queuePort).toBe(true);
       await client.del(k.wake);
       let wokenAt = 0;
       const wait = blocker.brpop(k.wake, 10).then((r) => {
@@ -182,7 +201,14 @@ describe('faults: Redis Cluster (3 masters)', () => {
       infos.forEach((info, i) => expect(info).toMatchObject({ id: ids[i], state: 'completed', result: i }));
       const before = (await lanes.stats(q)).lanes;
       await lanes.weight(q, 'kept', 2);
-      expect((await lanes.scanLanes(q)).lanes.map((l) => l.group)).toContain('kept');
+      const scanned: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await lanes.scanLanes(q, { cursor });
+        scanned.push(...page.lanes.map((l) => l.group));
+        cursor = page.cursor ?? undefined;
+      } while (cursor !== undefined);
+      expect(scanned).toContain('kept');
       expect((await lanes.topLanes(q, 5)).map((l) => l.group)).toContain('kept');
       expect(await lanes.stats(q)).toMatchObject({ pending: 0, lanes: before + 1 });
       await lanes.weight(q, 'kept', 1);
@@ -249,7 +275,8 @@ describe('faults: Redis Cluster (3 masters)', () => {
         const left = await Promise.all(cluster.nodes.map(async (n) => {
           const c = createRedisClient({ host: '127.0.0.1', port: n.port }, 'keys') as unknown as { keys(p: string): Promise<string[]>; quit(): Promise<unknown> };
           try {
-            return await c.keys(lanes.keysOf(q).pattern());
+            const k = lanes.keysOf(q);
+            return [...await c.keys(k.pattern()), ...await c.keys(k.pattern().replace(/\}:\*$/, '{*'))];
           } finally {
             await c.quit();
           }
