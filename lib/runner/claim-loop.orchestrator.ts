@@ -7,8 +7,10 @@ import type { LaneQueueDefaults } from '../queues/queue-defaults';
 import { LanesService } from '../lanes.service';
 import { EchoMqQueueRegistry } from '../queues/queue-defaults';
 import { EchoMqConnections } from '../redis/echomq-connections';
+import { dropRedisClient } from '../redis/redis-connection';
 import { ClaimLoop } from './claim-loop';
 import { JobObservers } from './job-observers';
+import { ShardWaker } from './shard-waker';
 
 /**
  * @internal Starts one claim loop per discovered consumer at application bootstrap and stops them
@@ -17,6 +19,8 @@ import { JobObservers } from './job-observers';
 @Injectable()
 export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly loops: { loop: ClaimLoop; name: string; queue: string }[] = [];
+  /** Per queue, the idle wait on its shards that the process's loops share (used once it is sharded). */
+  private readonly wakers = new Map<string, ShardWaker>();
   private readonly logger: LoggerService;
 
   constructor(
@@ -41,12 +45,26 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
       const consumer = withQueueDefaults(found, this.registry?.defaultsOf(found.queue) ?? {});
       const blocking = this.connections.open(`echomq:${consumer.queue}:wait`);
       const loop = new ClaimLoop(consumer, {
-        lanes: this.lanes, blocking, options: this.options, logger: this.logger, observers: this.observers,
+        lanes: this.lanes, blocking, options: this.options, logger: this.logger, observers: this.observers, shardWaker: this.wakerOf(consumer.queue),
       });
       loop.start();
       this.loops.push({ loop, name: consumer.name, queue: consumer.queue });
       this.logger.log(`${consumer.name} -> ${consumer.queue} (concurrency ${consumer.concurrency}${consumer.weighted ? ', weighted' : ''})`);
     }
+  }
+
+  /** The shared idle wait of a queue's shards; it opens a connection per shard only when a loop first waits on them. */
+  private wakerOf(queue: string): ShardWaker {
+    let waker = this.wakers.get(queue);
+    if (waker === undefined) {
+      // NOTE: dropped, not quit: a QUIT would queue behind the BRPOP in flight.
+      waker = new ShardWaker((i) => this.connections.open(`echomq:${queue}:wait:${i}`), (c) => {
+        dropRedisClient(c);
+        void this.connections.close(c);
+      });
+      this.wakers.set(queue, waker);
+    }
+    return waker;
   }
 
   /** The queues of the application's consumers, each once. */
@@ -65,6 +83,8 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
       await loop.stop(this.options.shutdownTimeoutMs);
       this.logger.log(`${name} -> ${queue} stopped`);
     }));
+    for (const waker of this.wakers.values()) waker.close();
+    this.wakers.clear();
   }
 }
 

@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { CLAIM_BATCH_MAX } from '../echomq.constants';
 import type { LaneConsumerDescriptor, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
 import type { LanesService } from '../lanes.service';
-import { dropRedisClient } from '../redis/redis-connection';
+import { dropRedisClient, duplicateClient } from '../redis/redis-connection';
 import type { RedisClient } from '../scripts/lane-scripts';
 import { encodePayload } from '../validation/validate';
 import type { JobObservers } from './job-observers';
@@ -16,6 +16,11 @@ export interface ClaimLoopDeps {
   lanes: LanesService;
   /** A connection of the loop's own, for the blocking wait. */
   blocking: RedisClient;
+  /**
+   * The idle wait on a sharded queue's shards, shared by the process's loops on the queue (the
+   * orchestrator's); without it the loop makes its own, on duplicates of `blocking`.
+   */
+  shardWaker?: ShardWaker;
   options: ResolvedEchoMqOptions;
   logger: LoggerService;
   /** Process-local observers of the jobs run (metrics). */
@@ -85,8 +90,9 @@ export class ClaimLoop {
   private lastReap = 0;
   private readonly leaseMs: number;
   private readonly wakeKey: string;
-  /** The idle wait over a sharded queue's shards, made when the queue first shows more than one. */
+  /** The idle wait over a sharded queue's shards: the deps' shared one, else its own, made when the queue first shows more than one. */
   private waker?: ShardWaker;
+  private ownWaker = false;
   private readonly reapEveryMs: number;
   private readonly pipeline: JobPipeline;
   /** Since when (ms, host clock) claiming has been failing without a success; undefined when fine. */
@@ -129,7 +135,7 @@ export class ClaimLoop {
     this.slotWaiter?.();
     // NOTE: dropping the connection is how a BRPOP in flight is interrupted; it is the loop's own.
     dropRedisClient(this.deps.blocking);
-    this.waker?.close();
+    if (this.ownWaker) this.waker?.close();
     // NOTE: bounded waits: while the server is down, a claim or an ack in flight waits for it without
     // end (ioredis holds commands until it reconnects), and the shutdown must not.
     const waitMs = Math.max(timeoutMs, SERVER_WAIT_MS);
@@ -259,12 +265,20 @@ export class ClaimLoop {
     if (shards === 1) woke = await this.deps.blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3));
     else {
       const keys = this.deps.lanes.keysOf(queue);
-      this.waker ??= new ShardWaker(this.deps.blocking);
-      woke = await this.waker.wait(Array.from({ length: shards }, (_, i) => keys.shardKeys(i).wake), ms, (i) => this.deps.lanes.shardWoke(queue, i));
+      this.waker ??= this.deps.shardWaker ?? this.makeWaker();
+      woke = await this.waker.wait(Array.from({ length: shards }, (_, i) => keys.shardKeys(i).wake), ms,
+        (i) => this.deps.lanes.shardWoke(queue, i), this.abort.signal);
     }
     this.failingSinceMs = undefined;
     this.failures = 0;
     if (!woke && !this.closing) await this.reapIfDue(true);
+  }
+
+  /** A waker of the loop's own (a loop made without the orchestrator): shard 0 on its blocking connection. */
+  private makeWaker(): ShardWaker {
+    this.ownWaker = true;
+    const { blocking } = this.deps;
+    return new ShardWaker((i) => (i === 0 ? blocking : duplicateClient(blocking)), (c) => dropRedisClient(c));
   }
 
   private async reapIfDue(idle: boolean): Promise<void> {

@@ -1,25 +1,27 @@
-import { dropRedisClient, duplicateClient } from '../redis/redis-connection';
 import type { RedisClient } from '../scripts/lane-scripts';
 
 /**
- * @internal The idle wait of a claim loop on a sharded queue: a BRPOP on every shard's wake list,
- * each on a connection of its own (a Cluster takes no command on keys of two slots, and a blocked
- * connection takes nothing else), and the first token ends the wait. A BRPOP still blocked when the
- * wait ends is kept for the next idle spell rather than sent again, so a loop has at most one in
- * flight per shard; a token it takes while the loop is busy is one the loop is already serving.
- * Shard 0 waits on the loop's own blocking connection; the others are opened as the shard count asks.
+ * @internal The idle wait on a sharded queue's wake lists: a BRPOP on every shard's list, each on a
+ * connection of its own (a Cluster takes no command on keys of two slots, and a blocked connection
+ * takes nothing else), and the first token ends the wait. One waker per queue serves every claim
+ * loop of the process on that queue (the orchestrator shares it): loops idle at once share the
+ * BRPOPs in flight, and a BRPOP still blocked when a wait ends is kept for the next one rather
+ * than sent again, so a process has at most one in flight per shard. A token taken while every
+ * loop is busy is one they are serving anyway.
  */
 export class ShardWaker {
-  private readonly conns: RedisClient[] = [];
+  private readonly conns = new Map<number, RedisClient>();
   private readonly inFlight = new Map<number, Promise<boolean>>();
 
-  constructor(private readonly first: RedisClient) {}
+  /** `open(shard)` makes the connection of a shard's BRPOP; `drop` ends one (a BRPOP in flight with it). */
+  constructor(private readonly open: (shard: number) => RedisClient, private readonly drop: (c: RedisClient) => void) {}
 
   /**
-   * Blocks until a token arrives on any of `wakeKeys` (one per shard, shard 0 first): true, with
-   * the shard it came from; false once every shard's BRPOP timed out after `ms`.
+   * Blocks until a token arrives on any of `wakeKeys` (one per shard, shard 0 first): true, after
+   * telling `woke` the shard; false once every shard's BRPOP timed out after `ms`, or at once
+   * when `signal` aborts (the loop is stopping).
    */
-  wait(wakeKeys: string[], ms: number, woke: (shard: number) => void): Promise<boolean> {
+  wait(wakeKeys: string[], ms: number, woke: (shard: number) => void, signal?: AbortSignal): Promise<boolean> {
     const seconds = (ms / 1000).toFixed(3);
     const waits = wakeKeys.map((key, i) => {
       let pending = this.inFlight.get(i);
@@ -37,27 +39,34 @@ export class ShardWaker {
       return pending;
     });
     return new Promise<boolean>((resolve, reject) => {
+      if (signal?.aborted) return resolve(false);
+      const stop = (): void => resolve(false);
+      signal?.addEventListener('abort', stop, { once: true });
+      const settle = (fn: () => void): void => {
+        signal?.removeEventListener('abort', stop);
+        fn();
+      };
       let left = waits.length;
       for (const w of waits) {
         w.then((got) => {
-          if (got) resolve(true);
-          else if (--left === 0) resolve(false);
-        }, reject);
+          if (got) settle(() => resolve(true));
+          else if (--left === 0) settle(() => resolve(false));
+        }, (err: unknown) => settle(() => reject(err)));
       }
     });
   }
 
-  /** Drops the connections it opened (a BRPOP in flight ends with them). */
+  /** Ends every connection it opened (the BRPOPs in flight end with them). */
   close(): void {
-    for (const c of this.conns.splice(0)) if (c !== undefined) dropRedisClient(c);
+    for (const c of this.conns.values()) this.drop(c);
+    this.conns.clear();
   }
 
   private connection(shard: number): RedisClient {
-    if (shard === 0) return this.first;
-    let c = this.conns[shard];
+    let c = this.conns.get(shard);
     if (c === undefined) {
-      c = duplicateClient(this.first);
-      this.conns[shard] = c;
+      c = this.open(shard);
+      this.conns.set(shard, c);
     }
     return c;
   }

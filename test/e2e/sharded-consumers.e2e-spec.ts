@@ -24,6 +24,15 @@ class ShardedAuditor {
   @OnQueueEvent('completed') completed(e: QueueEvent): void { heard.push(e); }
 }
 
+/** A second handler of the same queue: its loop shares the process's waits on the shards. */
+@LaneConsumer(QUEUE, { concurrency: 1 })
+@Injectable()
+class ShardedSecondWorker {
+  async handle(job: LaneJob): Promise<void> {
+    handled.push({ id: job.id, group: job.group, at: Date.now() });
+  }
+}
+
 async function blockedClients(lanes: LanesService): Promise<number> {
   const info = await (lanes as unknown as { ctx: { client: { info(s: string): Promise<string> } } }).ctx.client.info('clients');
   return Number(/blocked_clients:(\d+)/.exec(info)?.[1] ?? 0);
@@ -33,12 +42,15 @@ describe('a consumer of a sharded queue', () => {
   const fixture = nestFixture();
 
   it('blocks on every shard\'s wake list when idle, wakes at once for a submit into any shard, and serves every job once', async () => {
-    const { app } = await bootApp(fixture.server.url, [ShardedWorker], { shardsOnOneServer: true });
+    const { app } = await bootApp(fixture.server.url, [ShardedWorker, ShardedSecondWorker], { shardsOnOneServer: true });
     fixture.apps.push(app);
     const lanes = app.get(LanesService);
     await lanes.shards(QUEUE, 4);
     // NOTE: idleBlockMs is 5 s (the default): a wake that missed a shard would show as a wait of seconds.
     await until(async () => (await blockedClients(lanes)) >= 4, 10_000, 'one blocked wait per shard');
+    // Two loops on the queue, one process: they share one wait per shard.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await blockedClients(lanes)).toBe(4);
     const producerClient = fixture.server.client();
     const producer = lanesOn(producerClient, { shardsOnOneServer: true });
     for (let shard = 0; shard < 4; shard++) {
