@@ -1,0 +1,114 @@
+import * as fc from 'fast-check';
+import type IORedis from 'ioredis';
+import type { LaneJob } from '../../lib/interfaces';
+import type { LanesService } from '../../lib/lanes.service';
+import { shardOf } from '../../lib/shards/shard-hash';
+import { engineFixture, keysOf, waitPastServerTime, serverTimeMs } from '../support/engine';
+import { lanesOn } from '../support/lanes';
+
+const SHARDS = 4;
+const GROUPS = Array.from({ length: 24 }, (_, i) => `s${i}`);
+
+/** One random step of one of three processes on the same sharded queue. */
+type Step =
+  | { op: 'submit'; p: number; g: number; n: number }
+  | { op: 'claim'; p: number; n: number; then: 'complete' | 'fail' | 'release' | 'keep' | 'expire' }
+  | { op: 'pause' | 'resume'; p: number; g: number }
+  | { op: 'limit'; p: number; g: number; limit: number | null }
+  | { op: 'cancel'; p: number; pick: number }
+  | { op: 'reap'; p: number };
+
+const STEP: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ op: fc.constant('submit' as const), p: fc.nat(2), g: fc.nat(GROUPS.length - 1), n: fc.integer({ min: 1, max: 6 }) }) },
+  { weight: 5, arbitrary: fc.record({ op: fc.constant('claim' as const), p: fc.nat(2), n: fc.integer({ min: 1, max: 8 }), then: fc.constantFrom('complete' as const, 'complete' as const, 'fail' as const, 'release' as const, 'keep' as const, 'expire' as const) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constantFrom('pause' as const, 'resume' as const), p: fc.nat(2), g: fc.nat(GROUPS.length - 1) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('limit' as const), p: fc.nat(2), g: fc.nat(GROUPS.length - 1), limit: fc.option(fc.integer({ min: 1, max: 2 }), { nil: null }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('cancel' as const), p: fc.nat(2), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('reap' as const), p: fc.nat(2) }) },
+);
+
+describe('a sharded queue under random operations from three processes (fast-check)', () => {
+  const engine = engineFixture({ shardsOnOneServer: true, backoff: { delayMs: 0 }, maxAttempts: 3 });
+  const { queues } = engine;
+  let client: IORedis;
+  beforeAll(() => {
+    ({ client } = engine);
+  });
+
+  /** Each shard's ring holds exactly its serviceable lanes; each lane's key is in its own shard. */
+  async function checkShards(q: string): Promise<void> {
+    const k = keysOf(q);
+    for (let s = 0; s < SHARDS; s++) {
+      const sk = k.shardKeys(s);
+      const [ring, paused, glimit, gactive] = await Promise.all([
+        client.lrange(sk.ring, 0, -1), client.smembers(sk.paused), client.hgetall(sk.limit), client.hgetall(sk.gactive),
+      ]);
+      const serviceable: string[] = [];
+      for (const g of GROUPS) {
+        const depth = await client.zcard(sk.lane(g));
+        if (depth > 0 && shardOf(g, SHARDS) !== s) throw new Error(`lane ${g} holds jobs in shard ${s}, not its own`);
+        const limit = glimit[g] === undefined ? Infinity : Number(glimit[g]);
+        if (depth > 0 && !paused.includes(g) && Number(gactive[g] ?? 0) < limit) serviceable.push(g);
+      }
+      expect({ shard: s, ring: [...ring].sort() }).toEqual({ shard: s, ring: serviceable.sort() });
+    }
+  }
+
+  it('nothing is lost or served twice, every job ends completed, cancelled or dead, and each shard\'s ring is exact', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(STEP, { minLength: 20, maxLength: 60 }), async (steps) => {
+      const q = queues.queue();
+      const procs: LanesService[] = [0, 1, 2].map(() => lanesOn(client, { shardsOnOneServer: true, backoff: { delayMs: 0 }, maxAttempts: 3 }));
+      await procs[0].shards(q, SHARDS);
+      const submitted: string[] = [];
+      const completed = new Map<string, number>();
+      const cancelled = new Set<string>();
+      const held: LaneJob[] = [];
+      for (const step of steps) {
+        const lanes = procs[step.p];
+        if (step.op === 'submit') {
+          const ids = await lanes.submitMany(q, Array.from({ length: step.n }, (_, i) => ({ group: GROUPS[(step.g + i * 5) % GROUPS.length], payload: i })));
+          submitted.push(...ids);
+        } else if (step.op === 'claim') {
+          const { jobs } = await lanes.claimMany(q, step.n, step.then === 'expire' ? { leaseMs: 20 } : {});
+          for (const j of jobs) {
+            if (step.then === 'complete') {
+              if (await lanes.complete(q, j.id, j.attempt)) completed.set(j.id, (completed.get(j.id) ?? 0) + 1);
+            } else if (step.then === 'fail') await lanes.fail(q, j.id, j.attempt, 'random');
+            else if (step.then === 'release') await lanes.release(q, j.id, j.attempt);
+            else if (step.then === 'keep') held.push(j);
+          }
+        } else if (step.op === 'pause') await lanes.pause(q, GROUPS[step.g]);
+        else if (step.op === 'resume') await lanes.resume(q, GROUPS[step.g]);
+        else if (step.op === 'limit') await lanes.limit(q, GROUPS[step.g], step.limit);
+        else if (step.op === 'cancel' && submitted.length > 0) {
+          const id = submitted[step.pick % submitted.length];
+          if (await lanes.cancel(q, id)) cancelled.add(id);
+        } else if (step.op === 'reap') await lanes.reap(q);
+      }
+      await checkShards(q);
+      // The end: every held job completed by another process (it finds the shard by id), every lane
+      // resumed and unlimited, the expired leases reaped, then everything claimed and completed.
+      for (const j of held.splice(0)) if (await procs[2].complete(q, j.id, j.attempt)) completed.set(j.id, (completed.get(j.id) ?? 0) + 1);
+      for (const g of GROUPS) {
+        await procs[0].resume(q, g);
+        await procs[0].limit(q, g, null);
+      }
+      await waitPastServerTime(client, (await serverTimeMs(client)) + 25);
+      await procs[1].reap(q);
+      for (;;) {
+        const { jobs } = await procs[1].claimMany(q, 50);
+        if (jobs.length === 0) break;
+        const ok = await procs[0].completeMany(q, jobs.map((j) => ({ jobId: j.id, token: j.attempt })));
+        jobs.forEach((j, i) => { if (ok[i]) completed.set(j.id, (completed.get(j.id) ?? 0) + 1); });
+      }
+      await checkShards(q);
+      const dead = new Set((await procs[2].dead(q)).map((j) => j.id));
+      for (const id of submitted) {
+        const ends = (completed.get(id) ?? 0) + (cancelled.has(id) ? 1 : 0) + (dead.has(id) ? 1 : 0);
+        if (ends !== 1) throw new Error(`job ${id}: completed ${completed.get(id) ?? 0}, cancelled ${cancelled.has(id)}, dead ${dead.has(id)}`);
+      }
+      const stats = await procs[2].stats(q);
+      expect([stats.pending, stats.active, stats.scheduled, stats.dead, stats.totals.submitted]).toEqual([0, 0, 0, dead.size, submitted.length]);
+    }), { numRuns: 25, seed: 20261206 });
+  }, 120_000);
+});
