@@ -151,14 +151,14 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
 
   /** @internal The queue's shard count as this process last read it (read again about every second). */
   async shardsOf(queue: string): Promise<number> {
-    return this.ctx.shardCount(this.ctx.keysOf(queue));
+    return this.ctx.shards.count(this.ctx.keysOf(queue));
   }
 
   /** @internal A wake token came from shard `shard` of the queue: this process's claims visit it next. */
   shardWoke(queue: string, shard: number): void {
     const k = this.ctx.keysOf(queue);
-    const n = this.ctx.shardCounts.of(k);
-    if (typeof n === 'number' && shard < n) this.ctx.visitsOf(k, n).woke(shard);
+    const n = this.ctx.shards.counts.of(k);
+    if (typeof n === 'number' && shard < n) this.ctx.shards.visitsOf(k, n).woke(shard);
   }
 
   // --- claims ----------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ export class LaneAcks {
     const t = checkToken(token, k.queue);
     const text = this.resultText(result, 'result', k.queue);
     const keepMs = this.keepMsOf(opts, k.queue);
-    const done = await this.ctx.scripts.complete(await this.ctx.keysOfJob(k, id), id, t, text, keepMs);
+    const done = await this.ctx.scripts.complete(await this.ctx.shards.ofJob(k, id), id, t, text, keepMs);
     return this.ctx.durability.confirm('complete', k.queue, done, done);
   }
 
@@ -44,7 +44,7 @@ export class LaneAcks {
       };
     });
     const out = new Array<boolean>(checked.length);
-    for (const [shard, places] of await this.ctx.jobsByShard(k, checked.map((a) => a.id))) {
+    for (const [shard, places] of await this.ctx.shards.byJob(k, checked.map((a) => a.id))) {
       for (let start = 0; start < places.length; start += SUBMIT_CHUNK) {
         const part = places.slice(start, start + SUBMIT_CHUNK);
         const done = await this.ctx.scripts.completeMany(shard, part.map((i) => checked[i]), keepMs);
@@ -76,7 +76,7 @@ export class LaneAcks {
         throw new EchoMqError(invalidArgument('opts.dead', 'must be a boolean', o.dead), { argument: 'opts.dead', queue: k.queue });
       }
       const b = o.backoff === undefined ? this.ctx.options.backoff : resolveBackoff(o.backoff, 'opts.backoff');
-      const outcome = await this.ctx.scripts.fail(await this.ctx.keysOfJob(k, id), id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs },
+      const outcome = await this.ctx.scripts.fail(await this.ctx.shards.ofJob(k, id), id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs },
         o.dead === true);
     return this.ctx.durability.confirm('fail', k.queue, outcome, outcome !== 'stale');
   }
@@ -92,14 +92,14 @@ export class LaneAcks {
       throw new EchoMqError(invalidArgument('value', 'must be a finite number or a JSON object', value), { argument: 'value', queue: k.queue });
     }
     const text = encodePayload(value, MAX_PROGRESS_BYTES, k.queue, 'value');
-    return this.ctx.scripts.progress(await this.ctx.keysOfJob(k, id), id, t, text);
+    return this.ctx.scripts.progress(await this.ctx.shards.ofJob(k, id), id, t, text);
   }
 
   async release(queue: string, jobId: unknown, token: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
     const t = checkToken(token, k.queue);
-    return this.ctx.scripts.release(await this.ctx.keysOfJob(k, id), id, t);
+    return this.ctx.scripts.release(await this.ctx.shards.ofJob(k, id), id, t);
   }
 
   /** One new lease deadline per job, in order, 0 where the lease is lost; one script call per chunk. */
@@ -116,7 +116,7 @@ export class LaneAcks {
     });
     const ms = checkInt('leaseMs', leaseMs, 1, MAX_LEASE_MS, k.queue);
     const out = new Array<number>(checked.length);
-    for (const [shard, places] of await this.ctx.jobsByShard(k, checked.map((l) => l.id))) {
+    for (const [shard, places] of await this.ctx.shards.byJob(k, checked.map((l) => l.id))) {
       for (let start = 0; start < places.length; start += SUBMIT_CHUNK) {
         const part = places.slice(start, start + SUBMIT_CHUNK);
         const until = await this.ctx.scripts.extendMany(shard, part.map((i) => checked[i]), ms);
@@ -132,7 +132,7 @@ export class LaneAcks {
     const id = checkJobId('jobId', jobId, k.queue);
     const t = checkToken(token, k.queue);
     const ms = checkInt('leaseMs', leaseMs, 1, MAX_LEASE_MS, k.queue);
-    return this.ctx.scripts.extend(await this.ctx.keysOfJob(k, id), id, t, ms);
+    return this.ctx.scripts.extend(await this.ctx.shards.ofJob(k, id), id, t, ms);
   }
 }
 

@@ -20,13 +20,13 @@ export class LaneAdmission {
   async submit(queue: string, group: unknown, payload: unknown, opts: unknown): Promise<string> {
     const k0 = this.ctx.keysOf(queue);
     const job = this.admitArgs(k0.queue, group, payload, opts);
-    const shards = await this.ctx.shardCount(k0);
+    const shards = await this.ctx.shards.count(k0);
     if (shards > 1 && job.tenant !== undefined) this.refuseTenant(k0.queue, 'opts.tenant');
     const k = shards === 1 ? k0 : k0.shardKeys(shardOf(job.group, shards));
     for (let i = 0; ; i++) {
       const r = this.admitted(k.queue, [job], '', await this.ctx.scripts.submit(k, job));
       if (r.status !== 'collide') {
-        if (shards > 1) this.ctx.jobShards.remember(k.queue, r.id, k.shard);
+        if (shards > 1) this.ctx.shards.jobs.remember(k.queue, r.id, k.shard);
         return this.ctx.durability.confirm('submit', k.queue, r.id);
       }
       // NOTE: the id is another job's; returning it would drop this job while claiming success.
@@ -57,7 +57,7 @@ export class LaneAdmission {
       }
       named.set(job.group, job.tenant);
     });
-    const shards = await this.ctx.shardCount(k);
+    const shards = await this.ctx.shards.count(k);
     if (shards === 1) return this.ctx.durability.confirm('submitMany', k.queue, await this.submitIn(k, jobs, jobs.map((_, i) => i)));
     const named1 = jobs.findIndex((j) => j.tenant !== undefined);
     if (named1 >= 0) this.refuseTenant(k.queue, `items[${named1}].opts.tenant`);
@@ -75,7 +75,7 @@ export class LaneAdmission {
       const got = await this.submitIn(k.shardKeys(s), places.map((i) => jobs[i]), places);
       got.forEach((id, j) => {
         ids[places[j]] = id;
-        this.ctx.jobShards.remember(k.queue, id, s);
+        this.ctx.shards.jobs.remember(k.queue, id, s);
       });
     }));
     return this.ctx.durability.confirm('submitMany', k.queue, ids);

@@ -22,7 +22,7 @@ export class LaneClaims {
     const n = checkInt('count', count, 1, CLAIM_BATCH_MAX, k.queue);
     const o = checkOptions<ClaimOptions>('opts', opts, k.queue);
     const leaseMs = this.leaseOf(k.queue, o);
-    const shards = await this.ctx.shardCount(k);
+    const shards = await this.ctx.shards.count(k);
     if (shards === 1) return this.claimIn(k, n, leaseMs, false);
     const got = await this.acrossShards(k, shards, n, (s, want) => this.claimIn(s, want, leaseMs, true)
       .then((r) => ({ ...r, turns: r.jobs.map((j) => [j]) })));
@@ -34,7 +34,7 @@ export class LaneClaims {
     const o = checkOptions<WeightedClaimOptions>('opts', opts, k.queue);
     const max = checkOptInt('opts.max', o.max, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
     const leaseMs = this.leaseOf(k.queue, o);
-    const shards = await this.ctx.shardCount(k);
+    const shards = await this.ctx.shards.count(k);
     if (shards === 1) {
       const { jobs, dueInMs } = await this.ctx.scripts.wclaim(k, leaseMs, max, PROMOTE_PER_CLAIM);
       return { jobs, dueInMs };
@@ -51,7 +51,7 @@ export class LaneClaims {
     const max = checkOptInt('opts.max', o.max, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
     const untilJobs = checkOptInt('opts.untilJobs', o.untilJobs, 1, CLAIM_BATCH_MAX, k.queue) ?? 0;
     const leaseMs = this.leaseOf(k.queue, o);
-    const shards = await this.ctx.shardCount(k);
+    const shards = await this.ctx.shards.count(k);
     if (shards === 1) return this.wclaimIn(k, n, max, untilJobs, leaseMs, false);
     // NOTE: with untilJobs the slots are jobs (a claim loop's free slots), each shard's share of them
     // its own untilJobs; else they are turns.
@@ -116,7 +116,7 @@ export class LaneClaims {
   private async acrossShards(k: LaneKeys, shards: number, slots: number,
     claimOn: (shard: LaneKeys, want: number) => Promise<{ turns: LaneJob[][]; dueInMs: number; ringSize: number }>,
     used: (turns: LaneJob[][]) => number = (turns) => turns.length): Promise<{ turns: LaneJob[][]; dueInMs: number }> {
-    const visits = this.ctx.visitsOf(k, shards);
+    const visits = this.ctx.shards.visitsOf(k, shards);
     const asked = new Set<number>();
     const turns: LaneJob[][] = [];
     let filled = 0;
@@ -131,7 +131,7 @@ export class LaneClaims {
           // NOTE: a shard that filled what it was asked may hold more: only a short one is done with.
           if (used(r.turns) < want) asked.add(i);
           visits.saw(i, want, used(r.turns), r.ringSize, Date.now());
-          for (const job of r.turns.flat()) this.ctx.jobShards.remember(k.queue, job.id, i);
+          for (const job of r.turns.flat()) this.ctx.shards.jobs.remember(k.queue, job.id, i);
           return r;
         } catch (err) {
           asked.add(i);

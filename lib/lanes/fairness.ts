@@ -26,6 +26,6 @@ export class LaneFairness {
     if (by !== 'jobs' && this.ctx.options.compat === 'echomq') {
       throw new EchoMqError(fairnessInCompat(by), { code: 'MISCONFIGURED', argument: 'opts.by', queue: k.queue });
     }
-    for (const shard of await this.ctx.keysOfShards(k)) await this.scripts.set(shard, by);
+    for (const shard of await this.ctx.shards.all(k)) await this.scripts.set(shard, by);
   }
 }

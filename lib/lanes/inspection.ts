@@ -26,11 +26,11 @@ export class LaneInspection {
   async lane(queue: string, group: unknown): Promise<LaneInfo> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
-    return this.ctx.scripts.lane(await this.ctx.keysOfLane(k, g), g);
+    return this.ctx.scripts.lane(await this.ctx.shards.ofLane(k, g), g);
   }
 
   async lanes(queue: string): Promise<LaneInfo[]> {
-    const shards = await this.ctx.keysOfShards(this.ctx.keysOf(queue));
+    const shards = await this.ctx.shards.all(this.ctx.keysOf(queue));
     return (await Promise.all(shards.map((s) => this.ctx.scripts.lanes(s, MAX_COUNT)))).flat();
   }
 
@@ -39,7 +39,7 @@ export class LaneInspection {
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
     // NOTE: in `cost`/`time` fairness the ring's order is its virtual-time set (lua/includes/ringStep.lua);
     // one of the two is empty, but both are read while a change of fairness moves the entries over.
-    const heads = await Promise.all((await this.ctx.keysOfShards(k)).map(async (s) => {
+    const heads = await Promise.all((await this.ctx.shards.all(k)).map(async (s) => {
       const [list, byTime] = await Promise.all([
         this.ctx.read('ring', s, this.ctx.client.lrange(s.ring, 0, n - 1)),
         this.ctx.read('ring', s, this.ctx.client.zrange(s.ring + ':vt', 0, n - 1)),
@@ -58,7 +58,7 @@ export class LaneInspection {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    const s = await this.ctx.keysOfLane(k, g);
+    const s = await this.ctx.shards.ofLane(k, g);
     return this.ctx.read('peek', s, this.ctx.client.zrange(s.lane(g), '0', String(n - 1)));
   }
 
@@ -70,7 +70,7 @@ export class LaneInspection {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<ScanLanesOptions>('opts', opts, k.queue);
     const count = checkOptInt('opts.count', o.count, 1, LANE_PAGE_MAX, k.queue) ?? 100;
-    const shards = await this.ctx.shardCount(k);
+    const shards = await this.ctx.shards.count(k);
     // NOTE: a sharded queue's cursor is '<shard>.<cursor>': its shards are scanned one after another.
     let cursor = '0';
     let shard = 0;
@@ -97,7 +97,7 @@ export class LaneInspection {
   async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    const tops = await Promise.all((await this.ctx.keysOfShards(k)).map(async (s) => {
+    const tops = await Promise.all((await this.ctx.shards.all(k)).map(async (s) => {
       const names = await this.ctx.read('topLanes', s, this.ctx.client.zrevrangebyscore(s.index, DEPTHS_BELOW_HEADS, '-inf', 'LIMIT', 0, n));
       return this.rows(s, names);
     }));
@@ -110,7 +110,7 @@ export class LaneInspection {
   async oldestLanes(queue: string, count: unknown): Promise<LaneHeadWait[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    const shards = await this.ctx.keysOfShards(k);
+    const shards = await this.ctx.shards.all(k);
     if (shards.length === 1) return this.fairness.oldest(k, n);
     const each = await Promise.all(shards.map((s) => this.fairness.oldest(s, n)));
     return each.flat().sort((a, b) => b.headWaitMs - a.headWaitMs || (a.group < b.group ? -1 : 1)).slice(0, n);
@@ -121,7 +121,7 @@ export class LaneInspection {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<SharesOptions>('opts', opts, k.queue);
     const n = checkOptInt('opts.count', o.count, 1, LANE_PAGE_MAX, k.queue) ?? 10;
-    return this.fairness.shares(await this.ctx.keysOfShards(k), n);
+    return this.fairness.shares(await this.ctx.shards.all(k), n);
   }
 
   /** LaneInfo rows of named lanes, LANE_ROWS_PER_SCRIPT per script call so that none runs long (50: about 0.5 ms). */
@@ -138,7 +138,7 @@ export class LaneInspection {
     const o = checkOptions<{ offset: number; count: number }>('opts', opts, k.queue);
     const offset = checkOptInt('opts.offset', o.offset, 0, MAX_COUNT, k.queue) ?? 0;
     const count = checkOptInt('opts.count', o.count, 1, MAX_COUNT, k.queue) ?? 1_000;
-    const shards = await this.ctx.keysOfShards(k);
+    const shards = await this.ctx.shards.all(k);
     if (shards.length === 1) return this.ctx.scripts.dead(k, offset, count);
     // NOTE: a sharded queue's dead letters are listed shard after shard, each oldest death first.
     const out: LaneJob[] = [];
@@ -165,7 +165,7 @@ export class LaneInspection {
    */
   async stats(queue: string): Promise<QueueStats> {
     const k = this.ctx.keysOf(queue);
-    const shards = await this.ctx.keysOfShards(k);
+    const shards = await this.ctx.shards.all(k);
     if (shards.length === 1) return this.statsOf(k);
     // NOTE: a sharded queue's figures are its shards' summed; its oldest head is the oldest of theirs.
     const each = await Promise.all(shards.map((s) => this.statsOf(s)));

@@ -11,14 +11,14 @@ export class LaneJobs {
   async job(queue: string, jobId: unknown): Promise<JobInfo | null> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    const row = await this.ctx.scripts.job(await this.ctx.keysOfJob(k, id), id);
+    const row = await this.ctx.scripts.job(await this.ctx.shards.ofJob(k, id), id);
     return row && toJobInfo(k.queue, row, this.ctx.options.maxAttempts);
   }
 
   async position(queue: string, jobId: unknown): Promise<LanePosition | null> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    const shard = await this.ctx.keysOfJob(k, id);
+    const shard = await this.ctx.shards.ofJob(k, id);
     const p = await this.ctx.scripts.locate(shard, id, POSITION_EXACT_RING);
     if (!p) return null;
     // NOTE: the rate is that of the queue's current busy spell (presentRate.lua), not the minute's
@@ -27,11 +27,11 @@ export class LaneJobs {
     const estimatedWaitMs = p.rateCount > 0 ? Math.round((p.ahead * p.rateSpanMs) / p.rateCount) : null;
     const at = { laneRank: p.laneRank, ringIndex: p.ringIndex, ringLength: p.ringLength, ahead: p.ahead, exact: p.exact, estimatedWaitMs,
       tenant: p.tenant, tenantRingIndex: p.tenantRingIndex };
-    if (shard === k && (await this.ctx.shardCount(k)) === 1) return at;
+    if (shard === k && (await this.ctx.shards.count(k)) === 1) return at;
     // NOTE: claims spread over the shards by their rings' sizes (shards/shard-visits.ts), so while
     // the shard serves its `ahead` claims the queue serves about total/own times as many, give or
     // take the interleaving: one more cycle of every serviceable lane bounds it (the README's δ).
-    const sizes = await Promise.all((await this.ctx.keysOfShards(k)).map((s) => this.ctx.scripts.ringSize(s)));
+    const sizes = await Promise.all((await this.ctx.shards.all(k)).map((s) => this.ctx.scripts.ringSize(s)));
     const total = sizes.reduce((a, b) => a + b, 0);
     const own = Math.max(1, sizes[shard.shard]);
     return { ...at, ringLength: total, ahead: Math.ceil((p.ahead * total) / own) + total, exact: false };

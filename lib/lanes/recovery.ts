@@ -15,7 +15,7 @@ export class LaneRecovery {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<FailOptions>('opts', opts, k.queue);
     const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
-    return everyShard(await this.ctx.keysOfShards(k), async (shard) => {
+    return everyShard(await this.ctx.shards.all(k), async (shard) => {
       let total = 0;
       for (;;) {
         const n = await this.ctx.scripts.reap(shard, maxAttempts, REAP_PER_CALL);
@@ -27,7 +27,7 @@ export class LaneRecovery {
 
   async promote(queue: string): Promise<number> {
     const k = this.ctx.keysOf(queue);
-    return everyShard(await this.ctx.keysOfShards(k), async (shard) => {
+    return everyShard(await this.ctx.shards.all(k), async (shard) => {
       let total = 0;
       for (;;) {
         const { moved } = await this.ctx.scripts.promote(shard, REAP_PER_CALL);
@@ -40,7 +40,7 @@ export class LaneRecovery {
   async retryDead(queue: string, jobId: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    const retried = await this.ctx.scripts.retryDead(await this.ctx.keysOfJob(k, id), id);
+    const retried = await this.ctx.scripts.retryDead(await this.ctx.shards.ofJob(k, id), id);
     return this.ctx.durability.confirm('retryDead', k.queue, retried, retried);
   }
 }

@@ -25,14 +25,14 @@ export class LaneRemoval {
   async cancel(queue: string, jobId: unknown): Promise<{ group: string; state: string } | null> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    return this.ctx.scripts.cancel(await this.ctx.keysOfJob(k, id), id);
+    return this.ctx.scripts.cancel(await this.ctx.shards.ofJob(k, id), id);
   }
 
   async drain(queue: string, opts: unknown): Promise<number> {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<DrainOptions>('opts', opts, k.queue);
     const group = o.group === undefined ? '' : checkName('opts.group', o.group, k.queue);
-    const shards = group === '' ? await this.ctx.keysOfShards(k) : [await this.ctx.keysOfLane(k, group)];
+    const shards = group === '' ? await this.ctx.shards.all(k) : [await this.ctx.shards.ofLane(k, group)];
     let removed = 0;
     for (const shard of shards) {
       let page = { removed: 0, phase: 's', offset: 0 };
@@ -53,7 +53,7 @@ export class LaneRemoval {
     const olderThanMs = checkOptInt('opts.olderThanMs', o.olderThanMs, 0, MAX_AGE_MS, k.queue) ?? 0;
     const limit = checkOptInt('opts.limit', o.limit, 1, Number.MAX_SAFE_INTEGER, k.queue) ?? Number.MAX_SAFE_INTEGER;
     let removed = 0;
-    for (const shard of await this.ctx.keysOfShards(k)) {
+    for (const shard of await this.ctx.shards.all(k)) {
       if (removed >= limit) break;
       if (kind === 'dead') {
         for (;;) {
@@ -83,7 +83,7 @@ export class LaneRemoval {
       throw new EchoMqError(invalidArgument('opts.force', 'must be a boolean', o.force), { argument: 'opts.force', queue: k.queue });
     }
     const force = o.force === true;
-    const shards = await this.ctx.keysOfShards(k);
+    const shards = await this.ctx.shards.all(k);
     if (shards.length > 1 && !force) {
       // NOTE: every shard's leases are counted before any shard is touched, so a refusal deletes nothing.
       const active = await Promise.all(shards.map((s) => this.ctx.read('obliterate', s, this.ctx.client.zcard(s.active))));
@@ -98,6 +98,6 @@ export class LaneRemoval {
         for (let i = 0; i < keys.length; i += CLEAN_PAGE) await this.ctx.scripts.obliteratePage(shard, true, false, keys.slice(i, i + CLEAN_PAGE));
       });
     }
-    if (shards.length > 1) this.ctx.shardCounts.set(k.queue, 1);
+    if (shards.length > 1) this.ctx.shards.counts.set(k.queue, 1);
   }
 }

@@ -8,7 +8,7 @@ import type { LaneContext } from './lane-context';
 /**
  * @internal Spreads a queue over shards: the count is stored in shard 0 (`emq:{q}:shards`), and
  * every process reads it from there (see ShardCounts). Which shard holds what is LaneContext's
- * keysOfLane / keysOfJob; how claims visit the shards is shards/shard-visits.ts.
+ * ShardRouter (shards/shard-router.ts); how claims visit the shards, shards/shard-visits.ts.
  */
 export class LaneSharding {
   constructor(private readonly ctx: LaneContext) {}
@@ -32,7 +32,7 @@ export class LaneSharding {
     }
     const { empty } = await this.ctx.scripts.setShards(k, count, 'set');
     if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
-    this.ctx.shardCounts.set(k.queue, count);
+    this.ctx.shards.counts.set(k.queue, count);
   }
 
   /** How many shards the queue has, read from the server now. */
@@ -40,7 +40,7 @@ export class LaneSharding {
     const k = this.ctx.keysOf(queue);
     if (this.ctx.options.compat === 'echomq') return 1;
     const n = Number(await this.ctx.read('shards', k, this.ctx.client.hget(k.shards, 'n'))) || 1;
-    this.ctx.shardCounts.set(k.queue, n);
+    this.ctx.shards.counts.set(k.queue, n);
     return n;
   }
 }

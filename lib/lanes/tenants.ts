@@ -21,14 +21,14 @@ export class LaneTenants {
   async weight(queue: string, tenant: unknown, weight: unknown): Promise<void> {
     const [k, t] = this.target('tenantWeight', queue, tenant);
     const w = checkInt('weight', weight, 1, 1_000_000, k.queue);
-    await this.ctx.unsharded(k, 'tenantWeight');
+    await this.ctx.shards.refuse(k, 'tenantWeight');
     await this.scripts.weight(k, t, w);
   }
 
   async limit(queue: string, tenant: unknown, limit: unknown): Promise<void> {
     const [k, t] = this.target('tenantLimit', queue, tenant);
     const ceiling = limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue);
-    await this.ctx.unsharded(k, 'tenantLimit');
+    await this.ctx.shards.refuse(k, 'tenantLimit');
     await this.scripts.limit(k, t, ceiling);
   }
 
@@ -41,13 +41,13 @@ export class LaneTenants {
       throw new EchoMqError(invalidArgument('opts.reason', `must be a string of at most ${PAUSE_REASON_MAX_BYTES} bytes`, reason),
         { argument: 'opts.reason', queue: k.queue });
     }
-    await this.ctx.unsharded(k, 'pauseTenant');
+    await this.ctx.shards.refuse(k, 'pauseTenant');
     await this.scripts.pause(k, t, forMs, reason);
   }
 
   async resume(queue: string, tenant: unknown): Promise<void> {
     const [k, t] = this.target('resumeTenant', queue, tenant);
-    await this.ctx.unsharded(k, 'resumeTenant');
+    await this.ctx.shards.refuse(k, 'resumeTenant');
     await this.scripts.resume(k, t);
   }
 
@@ -56,7 +56,7 @@ export class LaneTenants {
     const k = this.ctx.keysOf(queue);
     const ceiling = limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue);
     // NOTE: a queue-wide ceiling would have to count every shard's leases in each claim.
-    await this.ctx.unsharded(k, 'queueLimit');
+    await this.ctx.shards.refuse(k, 'queueLimit');
     await this.scripts.queueLimit(k, ceiling);
   }
 
@@ -65,13 +65,13 @@ export class LaneTenants {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, 1_000, k.queue);
     // NOTE: a sharded queue has no tenants yet (submits naming one are refused); its shards hold none.
-    if ((await this.ctx.shardCount(k)) > 1) return [];
+    if ((await this.ctx.shards.count(k)) > 1) return [];
     return this.scripts.top(k, n);
   }
 
   async info(queue: string, tenant: unknown): Promise<TenantInfo> {
     const [k, t] = this.target('tenant', queue, tenant);
-    await this.ctx.unsharded(k, 'tenant');
+    await this.ctx.shards.refuse(k, 'tenant');
     return this.scripts.info(k, t);
   }
 

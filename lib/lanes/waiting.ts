@@ -52,7 +52,7 @@ export class LaneWaiting {
     const timeoutMs = checkInt('opts.timeoutMs', o.timeoutMs, 1, MAX_WAIT_MS, k0.queue);
     if (this.closed) throw new EchoMqError(waitClosed(k0.queue, id), { code: 'UNAVAILABLE', queue: k0.queue });
     // NOTE: a sharded queue's job is watched in its shard, whose scripts announce it on its own channel.
-    const k = await this.ctx.keysOfJob(k0, id);
+    const k = await this.ctx.shards.ofJob(k0, id);
     return new Promise<JobInfo | null>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {

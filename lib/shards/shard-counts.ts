@@ -36,6 +36,8 @@ export class ShardCounts {
 
   /** Records a count this process wrote or read. */
   set(queue: string, n: number): void {
+    // NOTE: bounded, as the keys of queues are (LaneContext.keysOf): a caller cycling through queue names cannot grow it without end.
+    if (this.known.size > 10_000 && !this.known.has(queue)) this.known.clear();
     this.known.set(queue, { n, at: Date.now() });
   }
 
@@ -57,7 +59,7 @@ export class ShardCounts {
 /**
  * @internal Which shard holds each job this process submitted or claimed on a sharded queue, so that
  * a call by id goes straight there; a job it never saw is looked for on every shard (see
- * LaneContext.keysOfJob). Bounded: past MAX entries the oldest are forgotten.
+ * ShardRouter.ofJob). Bounded: past MAX entries the oldest are forgotten.
  */
 export class JobShards {
   static readonly MAX = 100_000;

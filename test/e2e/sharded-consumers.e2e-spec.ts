@@ -33,6 +33,10 @@ class ShardedSecondWorker {
   }
 }
 
+/** The command connection of a LanesService (to read keys directly). */
+const producerOf = (lanes: LanesService): { exists(key: string): Promise<number> } =>
+  (lanes as unknown as { ctx: { client: { exists(key: string): Promise<number> } } }).ctx.client;
+
 async function blockedClients(lanes: LanesService): Promise<number> {
   const info = await (lanes as unknown as { ctx: { client: { info(s: string): Promise<string> } } }).ctx.client.info('clients');
   return Number(/blocked_clients:(\d+)/.exec(info)?.[1] ?? 0);
@@ -81,8 +85,11 @@ describe('a consumer of a sharded queue', () => {
     fixture.apps.push(app);
     const lanes = app.get(LanesService);
     await lanes.shards(QUEUE, 4);
-    // NOTE: the listener reads the shard counts again with each renewal of its presence (every 3 s).
-    await new Promise((r) => setTimeout(r, 3_500));
+    // NOTE: the listener reads the shard counts again with each renewal of its presence (every 3 s),
+    // and then says so in every shard's listeners key, which is what makes the scripts publish there.
+    const keys = lanes.keysOf(QUEUE);
+    await until(async () => (await Promise.all([0, 1, 2, 3].map((i) => producerOf(lanes).exists(keys.shardKeys(i).listeners)))).every((n) => n === 1),
+      10_000, 'the listener in every shard');
     const ids = await lanes.submitMany(QUEUE, Array.from({ length: 40 }, (_, i) => ({ group: `ev-${i}`, payload: i })));
     expect(new Set(ids.map((_, i) => shardOf(`ev-${i}`, 4))).size).toBe(4);
     await until(() => heard.length >= 40, 10_000, 'the completed events of every shard');

@@ -1,0 +1,100 @@
+import { notOnShardedQueue } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+import type { ResolvedEchoMqOptions } from '../interfaces';
+import type { LaneKeys } from '../redis/lane-keys';
+import type { RedisClient } from '../scripts/lane-scripts';
+import { JobShards, ShardCounts } from './shard-counts';
+import { shardOf } from './shard-hash';
+import { ShardVisits } from './shard-visits';
+
+/** A plain read on the command connection, bounded and with its errors mapped (LaneContext.read). */
+type Read = <T>(op: string, k: LaneKeys, pending: Promise<T>) => Promise<T>;
+
+/**
+ * @internal Where each part of a queue lives when it is sharded (see LanesService.shards): the
+ * shard count, a lane's shard, a job's shard, every shard, and how this process's claims visit
+ * them. On an unsharded queue every answer is the queue's own keys, at once after the first call.
+ */
+export class ShardRouter {
+  /** Each queue's shard count as last read (1 for a queue never sharded). */
+  readonly counts: ShardCounts;
+  /** Which shard holds each job this process submitted or claimed on a sharded queue. */
+  readonly jobs = new JobShards();
+  private readonly visits = new Map<string, ShardVisits>();
+
+  constructor(private readonly client: RedisClient, private readonly options: ResolvedEchoMqOptions, private readonly read: Read) {
+    this.counts = new ShardCounts((k) => read('shards', k, client.hget(k.shards, 'n')).then((n) => Number(n) || 1));
+  }
+
+  /**
+   * How many shards a queue has (1 unless `shards()` spread it; always 1 in compat mode, whose
+   * reference scripts know no shards): a number at once, or on a queue's first call a read of it.
+   */
+  count(k: LaneKeys): number | Promise<number> {
+    return this.options.compat === 'echomq' ? 1 : this.counts.of(k);
+  }
+
+  /** Keys of the shard that holds the lane named `group`; the queue's own keys while unsharded. */
+  async ofLane(k: LaneKeys, group: string): Promise<LaneKeys> {
+    const n = await this.count(k);
+    return n === 1 ? k : k.shardKeys(shardOf(group, n));
+  }
+
+  /** Keys of every shard of a queue, shard 0 (the queue's own keys) first. */
+  async all(k: LaneKeys): Promise<LaneKeys[]> {
+    const n = await this.count(k);
+    return Array.from({ length: n }, (_, i) => k.shardKeys(i));
+  }
+
+  /**
+   * Keys of the shard that holds job `id`: where this process submitted or claimed it, else the one
+   * shard whose row of it exists (each asked, at once), else shard 0 (whose scripts then find no job).
+   */
+  async ofJob(k: LaneKeys, id: string): Promise<LaneKeys> {
+    const n = await this.count(k);
+    if (n === 1) return k;
+    const seen = this.jobs.shardOf(k.queue, id);
+    if (seen !== undefined && seen < n) return k.shardKeys(seen);
+    const shards = Array.from({ length: n }, (_, i) => k.shardKeys(i));
+    const found = await Promise.all(shards.map((s) => this.read('job', s, this.client.exists(s.job(id)))));
+    const at = found.findIndex((x) => Number(x) > 0);
+    if (at < 0) return k;
+    this.jobs.remember(k.queue, id, at);
+    return shards[at];
+  }
+
+  /** The places of `ids` grouped by the shard that holds each job (one group, in order, while unsharded). */
+  async byJob(k: LaneKeys, ids: string[]): Promise<Map<LaneKeys, number[]>> {
+    const n = await this.count(k);
+    if (n === 1) return new Map([[k, ids.map((_, i) => i)]]);
+    const shards = await Promise.all(ids.map((id) => this.ofJob(k, id)));
+    const out = new Map<LaneKeys, number[]>();
+    shards.forEach((s, i) => {
+      const places = out.get(s);
+      if (places) places.push(i);
+      else out.set(s, [i]);
+    });
+    return out;
+  }
+
+  /**
+   * Refuses `operation` on a sharded queue (code MISCONFIGURED): one whose meaning spans the shards
+   * in a way their scripts, each confined to its own slot, cannot keep (a tenant, a queue-wide ceiling).
+   */
+  async refuse(k: LaneKeys, operation: string): Promise<void> {
+    if ((await this.count(k)) > 1) {
+      throw new EchoMqError(notOnShardedQueue(operation, k.queue), { code: 'MISCONFIGURED', queue: k.queue });
+    }
+  }
+
+  /** How this process spreads its claims over the `n` shards of a queue (anew when n changed). */
+  visitsOf(k: LaneKeys, n: number): ShardVisits {
+    let v = this.visits.get(k.queue);
+    if (v === undefined || v.shards !== n) {
+      if (this.visits.size > 10_000) this.visits.clear();
+      v = new ShardVisits(n);
+      this.visits.set(k.queue, v);
+    }
+    return v;
+  }
+}
