@@ -3,6 +3,7 @@
 // The EchoMQ benchmark, side by side with BullMQ on the same private redis-server in the same run.
 //
 //   npm run bench         build, then every scenario, 3 rounds each → bench/results/latest.{md,json}, skew.svg, tenants.svg, tenants-spread.svg, costly.svg
+//                         (the shards scenario starts its own 3-master Redis Cluster beside the bench's server; it needs redis-cli)
 //   npm run bench:smoke   build, then every scenario once at tiny sizes (seconds; CI) → bench/results/tmp/
 //
 // Options: --smoke, --rounds=N, --only=submit,e2e,…, --consumer=library|bench (the EchoMQ consumer:
@@ -20,7 +21,7 @@ const { echoConsumer, bullConsumer } = require('./lib/consumers');
 const { echoFill, bullFill } = require('./lib/fill');
 const { deferred } = require('./lib/measure');
 
-const SCENARIOS = ['submit', 'e2e', 'skew', 'tenants', 'tenants-spread', 'costly', 'weights', 'weighted', 'scale', 'inspect', 'idle', 'memory', 'compat'];
+const SCENARIOS = ['submit', 'e2e', 'skew', 'tenants', 'tenants-spread', 'costly', 'weights', 'weighted', 'scale', 'inspect', 'idle', 'memory', 'compat', 'shards'];
 
 const FULL = {
   rounds: 3,
@@ -50,6 +51,11 @@ const FULL = {
   latencyGapMs: 5,
   memoryJobs: 100000,
   compatShapes: [[50000, 1000], [10000, 10000]],
+  shardsLanes: 1000,
+  shardsJobsPerLane: 20,
+  shardsFlood: 2000,
+  shardsLightLanes: 50,
+  shardsLightJobs: 3,
   drainTimeoutMs: 180000,
   warmupJobs: 5000,
   watchdogMs: 20 * 60 * 1000,
@@ -86,6 +92,11 @@ const SMOKE = {
   latencyGapMs: 5,
   memoryJobs: 2000,
   compatShapes: [[1000, 50], [200, 200]],
+  shardsLanes: 30,
+  shardsJobsPerLane: 3,
+  shardsFlood: 60,
+  shardsLightLanes: 5,
+  shardsLightJobs: 3,
   drainTimeoutMs: 30000,
   warmupJobs: 200,
   watchdogMs: 3 * 60 * 1000,
