@@ -161,8 +161,12 @@ export const tenantTaken = (argument: string, group: string, tenant: string, cur
   `Invalid argument "${argument}": lane "${group}" holds jobs ${current === '' ? 'under no tenant' : `under tenant "${current}"`}, so it cannot move to tenant "${tenant}"; `
   + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';
 
-export const shardsNotEmpty = (queue: string, shard: number): string =>
-  `shards: queue ${show(queue)} holds jobs${shard > 0 ? ` (in its shard ${shard})` : ''}; its shard count changes only while it holds no pending, scheduled, active or dead job. Drain it (or wait for it to empty), then call shards again.`;
+export const shardsNotEmpty = (queue: string, shard: number, holds: 'jobs' | 'lanes' | ''): string => holds === 'lanes'
+  ? `shards: queue ${show(queue)} has lanes with settings${shard > 0 ? ` (in its shard ${shard})` : ''} (a weight, limit, rate, pause, maxDepth or ordered), which live in their lane's shard and would be left behind by a new count. Clear them (limit null, weight 1, …), call shards, then set them again.`
+  : `shards: queue ${show(queue)} holds jobs${shard > 0 ? ` (in its shard ${shard})` : ''}; its shard count changes only while it holds no pending, scheduled, active or dead job. Drain it (or wait for it to empty), then call shards again.`;
+
+export const shardsWithQueueLimit = (queue: string): string =>
+  `shards: queue ${show(queue)} has a queueLimit, which a sharded queue cannot keep (each shard counts only its own leases). Remove it (queueLimit(queue, null)) before sharding.`;
 
 export const shardsInCompat = (): string =>
   `shards: a queue cannot be sharded with compat: 'echomq' (the EchoMQ reference reads only the queue's own slot).`;

@@ -1,31 +1,42 @@
 --[[
-  setShards: check that one shard of a queue holds no jobs, and on shard 0 store the queue's shard
-  count. A queue may be sharded (or its count changed) only while it holds no pending, scheduled,
-  active or dead job; kept completed rows do not count. The caller checks every other shard first
-  (mode 'check'), then shard 0 checks itself again and writes (mode 'set'), in one script.
+  setShards: check that one shard of a queue holds no job and no lane, and on shard 0 store the
+  queue's shard map. A queue may be sharded (or its count changed) only while it holds no pending,
+  scheduled, active or dead job (kept completed rows do not count) and no lane with settings (a
+  lane's settings live in its shard, which a new count may change). The caller checks every other
+  shard first (mode 'check'), then shard 0 checks itself again and writes (mode 'set'), in one script.
 
-  KEYS[1]  shards   emq:{q}:shards (a hash, field n; mode 'check' passes the shard's own, which is never written)
+  KEYS[1]  shards   emq:{q}:shards (a hash: n, and tags, the shards' tags as JSON; mode 'check' passes
+                    the shard's own key, which is never written)
 
-  ARGV[1] base   'emq:{q}:' (or 'emq:{q{i}:' for shard i); must be the prefix of KEYS[1]
+  ARGV[1] base   'emq:{q}:' (or the base of the shard checked); must be the prefix of KEYS[1]
   ARGV[2] n      the shard count to store, 1..64 (1 deletes the hash: the queue is unsharded again)
   ARGV[3] mode   'check' or 'set'
+  ARGV[4] tags   the shards' tags as JSON, '' for the plain ones (see lib/shards/shard-tags.ts)
 
-  Reply: { empty (1 when the shard holds no job; 0, and nothing written, when it does), the count stored before (1 when none) }
+  Reply: { ok (1 when the shard holds nothing of the above; 0, and nothing written, when it does),
+  the count stored before (1 when none), what it holds: 'jobs', 'lanes' or '' }
   Clock: none.
   Derived keys: active, schedule, dead, pending (the flat set) and lanes (the lane index: a lane of
-  depth >= 1, or a head entry, is a lane holding a pending job) of the same shard, from ARGV[1].
+  depth >= 1, or a head entry, is a lane holding a pending job; any other entry, a lane with
+  settings) of the same shard, from ARGV[1].
 ]]
 local rcall = redis.call
 
-local base, n, mode = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local base, n, mode, tags = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] or ''
 if KEYS[1] ~= base .. 'shards' or not n or n < 1 or n > 64 or n % 1 ~= 0 or (mode ~= 'check' and mode ~= 'set') then
   return redis.error_reply('ERR echomq: setShards arguments do not match its keys')
 end
 local before = tonumber(rcall('HGET', KEYS[1], 'n')) or 1
-local busy = rcall('ZCARD', base .. 'active') + rcall('ZCARD', base .. 'schedule') + rcall('ZCARD', base .. 'dead')
+local jobs = rcall('ZCARD', base .. 'active') + rcall('ZCARD', base .. 'schedule') + rcall('ZCARD', base .. 'dead')
   + rcall('ZCARD', base .. 'pending') + rcall('ZCOUNT', base .. 'lanes', '1', '+inf')
-if busy > 0 then return { 0, before } end
+if jobs > 0 then return { 0, before, 'jobs' } end
+if rcall('ZCARD', base .. 'lanes') > 0 then return { 0, before, 'lanes' } end
 if mode == 'set' then
-  if n == 1 then rcall('DEL', KEYS[1]) else rcall('HSET', KEYS[1], 'n', n) end
+  if n == 1 then
+    rcall('DEL', KEYS[1])
+  else
+    rcall('HSET', KEYS[1], 'n', n)
+    if tags ~= '' then rcall('HSET', KEYS[1], 'tags', tags) else rcall('HDEL', KEYS[1], 'tags') end
+  end
 end
-return { 1, before }
+return { 1, before, '' }

@@ -13,6 +13,7 @@ import { EchoMqError } from '../errors';
 import type { QueueEvent, ResolvedEchoMqOptions } from '../interfaces';
 import { EchoMqConnections } from '../redis/echomq-connections';
 import { LaneKeys } from '../redis/lane-keys';
+import { toShardMap } from '../shards/shard-counts';
 import { LaneScripts, RedisClient } from '../scripts/lane-scripts';
 import { checkName } from '../validation/validate';
 import { EchoMqMetadataAccessor } from './echomq-metadata.accessor';
@@ -147,8 +148,14 @@ export class QueueEventsExplorer implements OnModuleInit, OnApplicationBootstrap
   private async shardKeys(): Promise<LaneKeys[]> {
     const queues = [...this.byQueue.keys()].map((q) => new LaneKeys(this.options.prefix, q));
     if (this.options.compat === 'echomq') return queues;
-    const counts = await Promise.all(queues.map((k) => this.client.hget(k.shards, 'n')));
-    return queues.flatMap((k, i) => Array.from({ length: Number(counts[i]) || 1 }, (_, s) => k.shardKeys(s)));
+    const maps = await Promise.all(queues.map(async (k) => {
+      const [n, tags] = await this.client.hmget(k.shards, 'n', 'tags');
+      return toShardMap(k.queue, n, tags);
+    }));
+    return queues.flatMap((k, i) => {
+      k.useShardTags(maps[i].tags);
+      return Array.from({ length: maps[i].n }, (_, s) => k.shardKeys(s));
+    });
   }
 
   /** Subscribes to the channels of the shards not followed yet. */

@@ -98,6 +98,6 @@ export class LaneRemoval {
         for (let i = 0; i < keys.length; i += CLEAN_PAGE) await this.ctx.scripts.obliteratePage(shard, true, false, keys.slice(i, i + CLEAN_PAGE));
       });
     }
-    if (shards.length > 1) this.ctx.shards.counts.set(k.queue, 1);
+    if (shards.length > 1) this.ctx.shards.counts.set(k, { n: 1 });
   }
 }

@@ -1,14 +1,20 @@
-import { MAX_SHARDS } from '../echomq.constants';
-import { shardsInCompat, shardsNeedCluster, shardsNotEmpty } from '../echomq.messages';
-import { EchoMqError } from '../errors';
 import type { Cluster } from 'ioredis';
+import { MAX_SHARDS } from '../echomq.constants';
+import { shardsInCompat, shardsNeedCluster, shardsNotEmpty, shardsWithQueueLimit } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+import type { FairnessBy } from '../interfaces';
+import { LaneKeys } from '../redis/lane-keys';
+import { FairnessScripts } from '../scripts/fairness-scripts';
+import { toShardMap } from '../shards/shard-counts';
+import { plainTag, SlotRange, spreadTags } from '../shards/shard-tags';
 import { checkInt } from '../validation/validate';
 import type { LaneContext } from './lane-context';
 
 /**
- * @internal Spreads a queue over shards: the count is stored in shard 0 (`emq:{q}:shards`), and
- * every process reads it from there (see ShardCounts). Which shard holds what is LaneContext's
- * ShardRouter (shards/shard-router.ts); how claims visit the shards, shards/shard-visits.ts.
+ * @internal Spreads a queue over shards: the shard map (count and tags) is stored in shard 0
+ * (`emq:{q}:shards`), and every process reads it from there (see ShardCounts). Which shard holds
+ * what is LaneContext's ShardRouter (shards/shard-router.ts); how claims visit the shards,
+ * shards/shard-visits.ts.
  */
 export class LaneSharding {
   constructor(private readonly ctx: LaneContext) {}
@@ -19,28 +25,57 @@ export class LaneSharding {
     if (this.ctx.options.compat === 'echomq') {
       throw new EchoMqError(shardsInCompat(), { code: 'MISCONFIGURED', argument: 'n', queue: k.queue });
     }
-    if (count > 1 && !(this.ctx.client as Cluster).isCluster && !this.ctx.options.shardsOnOneServer) {
+    const cluster = (this.ctx.client as Cluster).isCluster;
+    if (count > 1 && !cluster && !this.ctx.options.shardsOnOneServer) {
       throw new EchoMqError(shardsNeedCluster(count), { code: 'MISCONFIGURED', argument: 'n', queue: k.queue });
     }
-    const before = Number(await this.ctx.read('shards', k, this.ctx.client.hget(k.shards, 'n'))) || 1;
-    // NOTE: every other shard of the old and the new count is checked first, then shard 0 checks
-    // itself and writes in one script; a submit racing the change can still land in between (the
-    // caller changes the count of a queue nobody writes to, see the README).
-    for (let i = 1; i < Math.max(before, count); i++) {
-      const { empty } = await this.ctx.scripts.setShards(k.shardKeys(i), count, 'check');
-      if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, i), { code: 'NOT_EMPTY', queue: k.queue });
+    const [meta, now] = await Promise.all([
+      this.ctx.read('shards', k, this.ctx.client.hmget(k.meta, 'limit', 'fair', 'paused')),
+      this.readMap(k),
+    ]);
+    if (count > 1 && meta[0] !== null) throw new EchoMqError(shardsWithQueueLimit(k.queue), { code: 'MISCONFIGURED', argument: 'n', queue: k.queue });
+    // NOTE: on a Cluster the new shards are spread over its masters now (shards/shard-tags.ts).
+    const tags = count > 1 && cluster ? spreadTags(k.queue, count, await this.layout(k)) : null;
+    const next = tags ?? Array.from({ length: count }, (_, i) => plainTag(k.queue, i));
+    // NOTE: every other shard of the old and the new map is checked first, then shard 0 checks itself
+    // and writes in one script; a submit racing the change can still land in between (the caller
+    // changes the count of a queue nobody writes to, see the README).
+    const others = new Map<string, [LaneKeys, number]>();
+    for (let i = 1; i < now.n; i++) others.set(now.tags?.[i] ?? plainTag(k.queue, i), [new LaneKeys(k.prefix, k.queue, i, now.tags?.[i]), i]);
+    for (let i = 1; i < count; i++) others.set(next[i], [new LaneKeys(k.prefix, k.queue, i, next[i]), i]);
+    for (const [shard, i] of others.values()) {
+      const { empty, holds } = await this.ctx.scripts.setShards(shard, count, 'check');
+      if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, i, holds), { code: 'NOT_EMPTY', queue: k.queue });
     }
-    const { empty } = await this.ctx.scripts.setShards(k, count, 'set');
-    if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
-    this.ctx.shards.counts.set(k.queue, count);
+    const { empty, holds } = await this.ctx.scripts.setShards(k, count, 'set', tags);
+    if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0, holds), { code: 'NOT_EMPTY', queue: k.queue });
+    this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined });
+    // The queue's own settings, which shard 0's meta holds, go to the new shards: its fairness and its pause.
+    const fair = meta[1] as FairnessBy | null;
+    for (let i = 1; i < count; i++) {
+      const shard = k.shardKeys(i);
+      if (fair !== null && fair !== 'jobs') await new FairnessScripts(this.ctx.scripts).set(shard, fair);
+      if (meta[2] !== null) await this.ctx.scripts.pauseQueue(shard);
+    }
   }
 
   /** How many shards the queue has, read from the server now. */
   async count(queue: string): Promise<number> {
     const k = this.ctx.keysOf(queue);
     if (this.ctx.options.compat === 'echomq') return 1;
-    const n = Number(await this.ctx.read('shards', k, this.ctx.client.hget(k.shards, 'n'))) || 1;
-    this.ctx.shards.counts.set(k.queue, n);
-    return n;
+    const map = await this.readMap(k);
+    this.ctx.shards.counts.set(k, map);
+    return map.n;
+  }
+
+  private async readMap(k: LaneKeys): Promise<{ n: number; tags?: string[] }> {
+    const [n, tags] = await this.ctx.read('shards', k, this.ctx.client.hmget(k.shards, 'n', 'tags'));
+    return toShardMap(k.queue, n, tags);
+  }
+
+  /** Which master serves which slots, as the Cluster says now (CLUSTER SLOTS). */
+  private async layout(k: LaneKeys): Promise<SlotRange[]> {
+    const ranges = (await this.ctx.read('shards', k, (this.ctx.client as Cluster).cluster('SLOTS'))) as unknown as [number, number, [string, number, string?]][];
+    return ranges.map(([from, to, master]) => ({ from: Number(from), to: Number(to), master: master[2] ?? `${master[0]}:${master[1]}` }));
   }
 }

@@ -25,6 +25,8 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   'zadd', 'zrem', 'zcard', 'zscore', 'zpopmin', 'zrange', 'zrangebyscore', 'zincrby', 'zrank',
   // zrevrangebyscore: topLanes (the lane index below its head entries); zcount, zmscore: stats and shares
   'zrevrangebyscore', 'zcount', 'zmscore',
+  // cluster|slots: shards() on a Cluster reads which master serves which slots, to spread the shards
+  'cluster|slots',
 ];
 
 /**

@@ -1,8 +1,11 @@
+import { plainTag } from '../shards/shard-tags';
+
 /**
  * @internal The one place Redis keys are built. Every key of queue `q` is `${prefix}:{q}:…`, so a
  * queue lives in one hash slot; the group and the job id go after the tag. A sharded queue's shard
- * i >= 1 is the same keyspace under the tag `{q{i}` (its own slot; queue names hold no '{', so no
- * queue's tag is ever another's shard), and shard 0 keeps `{q}`: the keys of an unsharded queue.
+ * i >= 1 is the same keyspace under the tag `{q{i}` or `{q{i.s}` (its own slot, see
+ * shards/shard-tags.ts; queue names hold no '{', so no queue's tag is ever another's shard), and
+ * shard 0 keeps `{q}`: the keys of an unsharded queue.
  */
 export class LaneKeys {
   /** `${prefix}:{queue}:`, the base every key of the queue starts with (scripts derive from it). */
@@ -51,8 +54,8 @@ export class LaneKeys {
   /** What goes between the braces: the queue's name, or `q{i` for its shard i >= 1. */
   readonly tag: string;
 
-  constructor(readonly prefix: string, readonly queue: string, readonly shard = 0) {
-    this.tag = shard === 0 ? queue : `${queue}{${shard}`;
+  constructor(readonly prefix: string, readonly queue: string, readonly shard = 0, tag?: string) {
+    this.tag = tag ?? plainTag(queue, shard);
     this.base = `${prefix}:{${this.tag}}:`;
     this.ring = this.base + 'ring';
     this.ringSet = this.base + 'ringset';
@@ -83,16 +86,25 @@ export class LaneKeys {
   }
 
   private readonly otherShards = new Map<number, LaneKeys>();
+  /** The shards' tags as the queue's shard map stores them (see shards/shard-tags.ts); unset: the plain ones. */
+  private shardTags?: readonly string[];
 
   /** The keys of shard `i` of the same queue (shard 0 is the queue's own keys), built once each. */
   shardKeys(i: number): LaneKeys {
     if (i === this.shard) return this;
     let keys = this.otherShards.get(i);
     if (keys === undefined) {
-      keys = new LaneKeys(this.prefix, this.queue, i);
+      keys = new LaneKeys(this.prefix, this.queue, i, this.shardTags?.[i]);
       this.otherShards.set(i, keys);
     }
     return keys;
+  }
+
+  /** Takes the shards' tags the queue's shard map holds (undefined: the plain ones); on shard 0's keys. */
+  useShardTags(tags: readonly string[] | undefined): void {
+    if ((tags ?? []).join('\n') === (this.shardTags ?? []).join('\n')) return;
+    this.shardTags = tags;
+    this.otherShards.clear();
   }
 
   /** The lane (pending set) of a group. */

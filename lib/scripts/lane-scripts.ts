@@ -299,12 +299,15 @@ export class LaneScripts {
   }
 
   /**
-   * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
-   * count `n` ('set'); whether the shard was empty (nothing written when not), and the count before.
+   * Checks that shard `k` holds no job and no lane ('check'), or on shard 0 checks and stores the
+   * queue's shard map, `n` and its shards' `tags` ('set'); whether the shard was empty (nothing
+   * written when not, `holds` saying what it held), and the count before.
    */
-  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set'): Promise<{ empty: boolean; before: number }> {
-    const [empty, before] = (await this.run('shards', k.queue, 'setShards', [k.shards], [k.base, n, mode])) as number[];
-    return { empty: Number(empty) === 1, before: Number(before) };
+  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set', tags: string[] | null = null):
+    Promise<{ empty: boolean; before: number; holds: 'jobs' | 'lanes' | '' }> {
+    const [empty, before, holds] = (await this.run('shards', k.queue, 'setShards', [k.shards],
+      [k.base, n, mode, tags ? JSON.stringify(tags) : ''])) as [number, number, string];
+    return { empty: Number(empty) === 1, before: Number(before), holds: holds as 'jobs' | 'lanes' | '' };
   }
 
   /** The entries of a queue's (or a shard's) ring: its list and its virtual-time set (one of them is empty). */

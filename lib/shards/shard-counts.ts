@@ -1,7 +1,14 @@
 import type { LaneKeys } from '../redis/lane-keys';
+import { isTagList } from './shard-tags';
 
 /** @internal How long a process trusts a queue's shard count before it reads it again (in the background). */
 export const SHARDS_REFRESH_MS = 1_000;
+
+/** @internal A queue's shard map as read: its count, and its shards' tags when stored (see shard-tags.ts). */
+export interface ShardMap {
+  n: number;
+  tags?: string[];
+}
 
 interface Known {
   n: number;
@@ -13,14 +20,15 @@ interface Known {
 
 /**
  * @internal Each queue's shard count as this process last read it from the server (the hash
- * `emq:{q}:shards`, see LanesService.shards). The first call on a queue waits for the read; later
- * ones get the count at once, and a count over SHARDS_REFRESH_MS old is read again behind them, so
- * a change (made while the queue is empty) reaches every process within about a second.
+ * `emq:{q}:shards`, see LanesService.shards), and its shards' tags, which it hands to the queue's
+ * keys. The first call on a queue waits for the read; later ones get the count at once, and a
+ * count over SHARDS_REFRESH_MS old is read again behind them, so a change (made while the queue is
+ * empty) reaches every process within about a second.
  */
 export class ShardCounts {
   private readonly known = new Map<string, Known>();
 
-  constructor(private readonly readCount: (k: LaneKeys) => Promise<number>) {}
+  constructor(private readonly readMap: (k: LaneKeys) => Promise<ShardMap>) {}
 
   of(k: LaneKeys): number | Promise<number> {
     const e = this.known.get(k.queue);
@@ -29,23 +37,24 @@ export class ShardCounts {
     if (Date.now() - e.at >= SHARDS_REFRESH_MS && !e.refreshing) {
       e.refreshing = true;
       // NOTE: a failed refresh keeps the count it had; the next call past the age tries again.
-      this.readCount(k).then((n) => this.set(k.queue, n), () => undefined).finally(() => { e.refreshing = false; });
+      this.readMap(k).then((m) => this.set(k, m), () => undefined).finally(() => { e.refreshing = false; });
     }
     return e.n;
   }
 
-  /** Records a count this process wrote or read. */
-  set(queue: string, n: number): void {
+  /** Records a map this process wrote or read, and gives the queue's keys its tags. */
+  set(k: LaneKeys, map: ShardMap): void {
     // NOTE: bounded, as the keys of queues are (LaneContext.keysOf): a caller cycling through queue names cannot grow it without end.
-    if (this.known.size > 10_000 && !this.known.has(queue)) this.known.clear();
-    this.known.set(queue, { n, at: Date.now() });
+    if (this.known.size > 10_000 && !this.known.has(k.queue)) this.known.clear();
+    k.useShardTags(map.n > 1 ? map.tags : undefined);
+    this.known.set(k.queue, { n: map.n, at: Date.now() });
   }
 
   private readFirst(k: LaneKeys): Promise<number> {
     const e: Known = { n: 1, at: 0 };
-    e.first = this.readCount(k).then((n) => {
-      if (this.known.get(k.queue) === e) this.set(k.queue, n);
-      return n;
+    e.first = this.readMap(k).then((m) => {
+      if (this.known.get(k.queue) === e) this.set(k, m);
+      return m.n;
     }, (err: unknown) => {
       // NOTE: a failed first read is forgotten, so that the next call reads again.
       if (this.known.get(k.queue) === e) this.known.delete(k.queue);
@@ -54,6 +63,19 @@ export class ShardCounts {
     this.known.set(k.queue, e);
     return e.first;
   }
+}
+
+/** @internal A shard map as the hash `emq:{q}:shards` holds it (fields n and tags), read with HMGET. */
+export function toShardMap(queue: string, n: unknown, tags: unknown): ShardMap {
+  const count = Number(n) || 1;
+  if (count === 1 || typeof tags !== 'string') return { n: count };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(tags);
+  } catch {
+    return { n: count };
+  }
+  return isTagList(parsed, queue, count) ? { n: count, tags: parsed } : { n: count };
 }
 
 /**

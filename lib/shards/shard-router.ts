@@ -3,7 +3,7 @@ import { EchoMqError } from '../errors';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { RedisClient } from '../scripts/lane-scripts';
-import { JobShards, ShardCounts } from './shard-counts';
+import { JobShards, ShardCounts, toShardMap } from './shard-counts';
 import { shardOf } from './shard-hash';
 import { ShardVisits } from './shard-visits';
 
@@ -23,7 +23,7 @@ export class ShardRouter {
   private readonly visits = new Map<string, ShardVisits>();
 
   constructor(private readonly client: RedisClient, private readonly options: ResolvedEchoMqOptions, private readonly read: Read) {
-    this.counts = new ShardCounts((k) => read('shards', k, client.hget(k.shards, 'n')).then((n) => Number(n) || 1));
+    this.counts = new ShardCounts((k) => read('shards', k, client.hmget(k.shards, 'n', 'tags')).then(([n, tags]) => toShardMap(k.queue, n, tags)));
   }
 
   /**

@@ -47,14 +47,13 @@ describe('faults: a sharded queue on a Redis Cluster (3 masters, shards(q, 6))',
     await waitFor(`cluster client ${name} ready`, () => c.status === 'ready');
     return c;
   };
-  /** A queue whose shards sit on all three masters: the owner (port) of each shard. */
+  /** A new queue of SHARDS shards, and the owner (port) of each shard: shards() spreads them over the three masters. */
   const spreadQueue = async (): Promise<{ q: string; owners: number[] }> => {
-    for (;;) {
-      const q = testQueue();
-      const k = lanes.keysOf(q);
-      const owners = await Promise.all(Array.from({ length: SHARDS }, (_, i) => cluster.ownerOf(calculateSlot(k.shardKeys(i).ring))));
-      if (new Set(owners).size === 3) return { q, owners };
-    }
+    const q = testQueue();
+    await lanes.shards(q, SHARDS);
+    const k = lanes.keysOf(q);
+    const owners = await Promise.all(Array.from({ length: SHARDS }, (_, i) => cluster.ownerOf(calculateSlot(k.shardKeys(i).ring))));
+    return { q, owners };
   };
   const service = async (name: string): Promise<LanesService> => {
     const s = new LanesService(await connect(name), resolveEchoMqOptions({ logger: quiet, callTimeoutMs: 1_500 }));
@@ -87,7 +86,11 @@ describe('faults: a sharded queue on a Redis Cluster (3 masters, shards(q, 6))',
         node.disconnect();
       }
     }
-    report(`cluster sharded: shards on masters ${owners.join(', ')}`);
+    // NOTE: spread over the masters in turn, whatever slots the plain tags would have hashed to.
+    const placed = new Map<number, number>();
+    for (const owner of owners) placed.set(owner, (placed.get(owner) ?? 0) + 1);
+    expect([...placed.values()]).toEqual([2, 2, 2]);
+    report(`cluster sharded: shards on masters ${owners.join(', ')}; tags ${JSON.stringify(await lanes.keysOf(q).shardKeys(5).tag)}…`);
     await lanes.drain(q);
   });
 

@@ -107,6 +107,27 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     await lanes.shards(q, 1);
     expect(await client.exists(k.shards)).toBe(0);
     expect(await lanes.shardCount(q)).toBe(1);
+
+    // A lane with settings holds the count too (they live in its shard), and so does a queueLimit.
+    await lanes.weight(q, 'heavy', 3);
+    let before = await dirty(client);
+    const settled = await rejects(lanes.shards(q, 4));
+    expect([settled.code, settled.message]).toEqual(['NOT_EMPTY', expect.stringContaining('lanes with settings')]);
+    await lanes.weight(q, 'heavy', 1);
+    await lanes.queueLimit(q, 5);
+    before = await dirty(client);
+    expect((await rejects(lanes.shards(q, 4))).code).toBe('MISCONFIGURED');
+    expect(await dirty(client)).toBe(before);
+    await lanes.queueLimit(q, null);
+    // The queue's fairness and pause go to the new shards.
+    await lanes.fairness(q, { by: 'cost' });
+    await lanes.pauseQueue(q);
+    await lanes.shards(q, 4);
+    for (let i = 1; i < 4; i++) expect(await client.hmget(k.shardKeys(i).meta, 'fair', 'paused')).toEqual(['cost', '1']);
+    await lanes.submitMany(q, lanesPerShard(4, 1).flat().map((group) => ({ group, payload: 1, opts: { cost: 2 } })));
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.resumeQueue(q);
+    expect((await lanes.claimMany(q, 10)).jobs.length).toBe(4);
   });
 
   it('submits go to their lane\'s shard; claims serve every shard, each job once, FIFO per lane; acks find the shard', async () => {

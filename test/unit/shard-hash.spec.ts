@@ -1,6 +1,8 @@
 import calculateSlot from 'cluster-key-slot';
 import { LaneKeys } from '../../lib/redis/lane-keys';
 import { fnv1a64, jumpHash, shardOf } from '../../lib/shards/shard-hash';
+import { keySlot } from '../../lib/shards/key-slot';
+import { isTagList, plainTag, spreadTags } from '../../lib/shards/shard-tags';
 
 // Every process must put a lane in the same shard, now and in every later release: these vectors
 // pin both functions. FNV-1a's are the published ones; jump hash's match the Go port (dgryski/go-jump).
@@ -59,5 +61,41 @@ describe('shard routing', () => {
     expect(calculateSlot(s3.ring)).not.toBe(calculateSlot(k.ring));
     expect(new Set(Array.from({ length: 8 }, (_, i) => calculateSlot(k.shardKeys(i).ring))).size).toBe(8);
     expect(k.shards).toBe('emq:{cm}:shards');
+  });
+});
+
+describe('shard placement on a Cluster (spread tags)', () => {
+  /** What `redis-cli --cluster create` makes of three masters: three contiguous thirds. */
+  const THIRDS = [{ from: 0, to: 5460, master: 'a' }, { from: 5461, to: 10922, master: 'b' }, { from: 10923, to: 16383, master: 'c' }];
+  const masterOf = (slot: number): string => THIRDS.find((r) => slot >= r.from && slot <= r.to)!.master;
+
+  it('computes the slot Redis does (checked against cluster-key-slot), hash tags included', () => {
+    for (const key of ['emq:{cm}:ring', 'emq:{cm{3}:ring', 'emq:{cm{3.26}:ring', 'plain', '{}x', 'a{b}c{d}', 'ünï{cødé}', 'x'.repeat(300)]) {
+      expect(keySlot(key)).toBe(calculateSlot(key));
+    }
+  });
+
+  it('spreads n shards over three masters as evenly as counts allow, shard 0 keeping the queue\'s tag', () => {
+    for (const queue of ['cm', 'orders', 'q-with-dash', 'ü']) {
+      for (const n of [2, 3, 4, 6, 8, 16, 64]) {
+        const tags = spreadTags(queue, n, THIRDS);
+        expect(tags[0]).toBe(queue);
+        expect(isTagList(tags, queue, n)).toBe(true);
+        expect(new Set(tags.map((t) => keySlot(`{${t}}`))).size).toBe(n);
+        const per = new Map<string, number>();
+        for (const t of tags) per.set(masterOf(keySlot(`emq:{${t}}:ring`)), (per.get(masterOf(keySlot(`emq:{${t}}:ring`))) ?? 0) + 1);
+        expect(Math.max(...per.values()) - Math.min(...per.values())).toBeLessThanOrEqual(1);
+        expect(per.size).toBe(Math.min(3, n));
+      }
+    }
+    // One master (or no layout): the plain tags.
+    expect(spreadTags('cm', 4, [{ from: 0, to: 16383, master: 'a' }])).toEqual([0, 1, 2, 3].map((i) => plainTag('cm', i)));
+  });
+
+  it('refuses a stored tag list that is not one for the queue and count (the plain tags are used then)', () => {
+    expect(isTagList(['cm', 'cm{1', 'cm{2.7'], 'cm', 3)).toBe(true);
+    for (const bad of [['cm', 'cm{1'], ['x', 'cm{1', 'cm{2'], ['cm', 'cm{2', 'cm{1'], ['cm', 'cm{1}', 'cm{2'], ['cm', 1, 'cm{2'], 'cm']) {
+      expect(isTagList(bad, 'cm', 3)).toBe(false);
+    }
   });
 });

@@ -1,25 +1,29 @@
 import fc from 'fast-check';
-import { DRY_REVISIT_MS, ShardVisits } from '../../lib/shards/shard-visits';
+import { DRY_REVISIT_MS, MIN_CHUNK, ShardVisits } from '../../lib/shards/shard-visits';
 
 const none = new Set<number>();
 
 describe('ShardVisits (how claims are spread over a sharded queue\'s shards)', () => {
-  it('splits slots in proportion to the shards\' rings, within one slot over any run of calls', () => {
+  it('splits slots in proportion to the shards\' rings, within one chunk over any run of calls (a chunk of 1, and MIN_CHUNK)', () => {
     fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 2, maxLength: 12 }),
       fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 30 }), fc.double({ min: 0, max: 1, noNaN: true }),
-      (rings, calls, phase) => {
+      fc.constantFrom(1, MIN_CHUNK), (rings, calls, phase, chunk) => {
         fc.pre(rings.some((r) => r > 0));
         const v = new ShardVisits(rings.length, () => phase);
         rings.forEach((r, i) => v.saw(i, 1, 1, r, 0));
         const got = new Array<number>(rings.length).fill(0);
         let slots = 0;
         for (const count of calls) {
-          for (const [i, n] of v.plan(count, none, 0)) got[i] += n;
+          const plan = v.plan(count, none, 0, chunk);
+          // A call visits a shard once, with whole chunks but for one (what is left of the call).
+          expect([...plan.values()].reduce((x, y) => x + y, 0)).toBe(count);
+          expect(plan.size).toBeLessThanOrEqual(Math.ceil(count / chunk));
+          for (const [i, n] of plan) got[i] += n;
           slots += count;
         }
         const total = rings.reduce((a, b) => a + b, 0);
         rings.forEach((r, i) => {
-          expect(Math.abs(got[i] - (slots * r) / total)).toBeLessThanOrEqual(1.0001);
+          expect(Math.abs(got[i] - (slots * r) / total)).toBeLessThanOrEqual(chunk + 0.0001);
           if (r === 0) expect(got[i]).toBe(0);
         });
       }));
@@ -29,7 +33,7 @@ describe('ShardVisits (how claims are spread over a sharded queue\'s shards)', (
     const v = new ShardVisits(4, () => 0);
     [5, 0, 0, 0].forEach((r, i) => v.saw(i, 1, 1, r, 1_000));
     expect([...v.plan(3, none, 1_000)]).toEqual([[0, 3]]);
-    const rest = v.plan(3, new Set([0]), 1_000);
+    const rest = v.plan(3, new Set([0]), 1_000, 1);
     expect([...rest.keys()].sort()).toEqual([1, 2, 3]);
     expect([...rest.values()].reduce((a, b) => a + b, 0)).toBe(3);
     expect(v.plan(3, new Set([0, 1, 2, 3]), 1_000).size).toBe(0);
@@ -39,7 +43,7 @@ describe('ShardVisits (how claims are spread over a sharded queue\'s shards)', (
     const v = new ShardVisits(2, () => 0);
     v.saw(0, 1, 1, 10, 0);
     v.saw(1, 5, 0, -1, 0);
-    const slotsOf = (now: number): number => [...v.plan(100, none, now)].find(([i]) => i === 1)?.[1] ?? 0;
+    const slotsOf = (now: number): number => [...v.plan(100, none, now, 1)].find(([i]) => i === 1)?.[1] ?? 0;
     expect(slotsOf(DRY_REVISIT_MS - 1)).toBe(0);
     expect(slotsOf(DRY_REVISIT_MS)).toBeGreaterThan(0);
     v.saw(1, 5, 0, 0, 10_000);

@@ -1,7 +1,28 @@
 import { spawnSync } from 'child_process';
 import IORedis from 'ioredis';
-import { TestRedisServer } from '../../support/redis-server';
+import { createServer } from 'net';
+import { freePort, TestRedisServer } from '../../support/redis-server';
 import { waitFor } from './wait';
+
+/** Whether nothing listens on a loopback port now. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port for a cluster node whose bus port (the port + 10,000, the only choice on Redis 6.2,
+ * which has no cluster-port setting) is free and below 65,536: a node above 55,535 would not start.
+ */
+async function clusterNodePort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port <= 55_535 && (await portIsFree(port + 10_000))) return port;
+  }
+}
 
 /** A local Redis Cluster of three masters, each a redis-server the test started on a free port. */
 export class TestCluster {
@@ -17,7 +38,7 @@ export class TestCluster {
       for (let i = 0; i < 3; i++) {
         // NOTE: each server runs in its own directory, so the file name cannot clash between them.
         nodes.push(await TestRedisServer.start(['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf',
-          '--cluster-node-timeout', '3000', ...extraArgs]));
+          '--cluster-node-timeout', '3000', ...extraArgs], await clusterNodePort()));
       }
       const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((n) => `127.0.0.1:${n.port}`),
         '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
