@@ -13,8 +13,8 @@
 // drain's start to their claim reply) p50 / p99. A control per N > 1 drains the same backlog at
 // claimMany(32·N), so that each shard's script calls carry as many jobs as N = 1's (no target).
 //
-// Queue names: for N = 3 and 6 the first name of a fixed sequence whose shards sit on all three
-// masters (CLUSTER SLOTS, and each shard's slot from cluster-key-slot); nothing else is chosen.
+// Placement: shards() spreads a queue's shards over the masters in turn (the tags it stores); each
+// shard's master is read back (CLUSTER SLOTS, and each shard's slot from cluster-key-slot).
 // EchoMQ only: BullMQ has no shards.
 const calculateSlot = require('cluster-key-slot');
 const { LanesService } = require('../../dist');
@@ -126,15 +126,17 @@ const share = (xs) => {
   return xs.map((x) => (sum > 0 ? x / sum : NaN));
 };
 
-/** A queue name whose n shards cover every master (any name when n = 1); the master of each shard. */
-function placeQueue(probe, ranges, n, tag) {
-  for (let k = 0; k < 10000; k++) {
-    const q = `bench-shards-${tag}-${k}`;
-    const keys = probe.keysOf(q);
-    const owners = Array.from({ length: n }, (_, i) => ownerOf(ranges, calculateSlot(keys.shardKeys(i).ring)));
-    if (n === 1 || new Set(owners).size === MASTERS) return { q, owners };
-  }
-  throw new Error(`no queue name within 10,000 tries puts ${n} shards on all ${MASTERS} masters`);
+/**
+ * A fresh queue of n shards and the master of each: shards() spreads them over the masters in turn
+ * (the tags it stores, see lib/shards/shard-tags.ts), so the owners are read after it, from the
+ * service's keys, which carry those tags.
+ */
+async function placeQueue(probe, ranges, n, tag) {
+  const q = `bench-shards-${tag}`;
+  if (n > 1) await probe.shards(q, n);
+  const keys = probe.keysOf(q);
+  const owners = Array.from({ length: n }, (_, i) => ownerOf(ranges, calculateSlot(keys.shardKeys(i).ring)));
+  return { q, owners };
 }
 
 /** A LanesService on its own Cluster connection. */
@@ -199,8 +201,7 @@ async function drain(consumers, q, total, timeoutMs, claim = CLAIM) {
 /** One N on a fresh queue: submit, drain, check, measure. */
 async function runOne(env, n, round, claim = CLAIM) {
   const { producer, consumers, admins, ports, ranges, work, cfg } = env;
-  const { q, owners } = placeQueue(producer, ranges, n, `n${n}-r${round}${claim === CLAIM ? '' : `-c${claim}`}`);
-  if (n > 1) await producer.shards(q, n);
+  const { q, owners } = await placeQueue(producer, ranges, n, `n${n}-r${round}${claim === CLAIM ? '' : `-c${claim}`}`);
 
   const s0 = await snapshot(admins);
   const tSubmit = performance.now();
@@ -324,8 +325,7 @@ async function run(ctx) {
     // Warm-up, not recorded: every master loads the scripts, the JIT warms, on 6 shards then on 1.
     const warm = workload({ lanes: Math.min(100, size.lanes), jobsPerLane: 2, flood: 20, lightLanes: 2, lightJobs: 1 });
     for (const n of [6, 1]) {
-      const { q } = placeQueue(producer, ranges, n, `warmup-n${n}`);
-      if (n > 1) await producer.shards(q, n);
+      const { q } = await placeQueue(producer, ranges, n, `warmup-n${n}`);
       const ids = await submitAll(producer, q, warm.items);
       await drain(consumers, q, ids.length, cfg.drainTimeoutMs);
     }

@@ -122,6 +122,10 @@ export class LaneClaims {
     let filled = 0;
     let dueInMs = -1;
     let failure: unknown;
+    // NOTE: the shards believed empty and due a look are read (their rings' sizes) beside the first
+    // round, taking no slot: a shard another process filled is weighed from the next call on.
+    const looks = visits.due(Date.now()).map((i) => this.ctx.scripts.ringSize(k.shardKeys(i))
+      .then((size) => visits.saw(i, 0, 0, size, Date.now()), () => visits.failed(i, Date.now())));
     while (filled < slots) {
       const plan = visits.plan(slots - filled, asked, Date.now());
       if (plan.size === 0) break;
@@ -149,6 +153,7 @@ export class LaneClaims {
         if (a.value.dueInMs >= 0 && (dueInMs < 0 || a.value.dueInMs < dueInMs)) dueInMs = a.value.dueInMs;
       }
     }
+    await Promise.all(looks);
     if (failure !== undefined && turns.length === 0) throw failure;
     return { turns, dueInMs };
   }

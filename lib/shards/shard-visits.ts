@@ -1,7 +1,7 @@
 /**
- * @internal How long a shard whose ring came back empty stays out of a call's first round of
- * claims; past it the shard is tried again like one never seen (so a shard is never starved by
- * a stale view of it, whoever filled it).
+ * @internal How often the ring of a shard that came back empty is read again while the others are
+ * served (see due()): so a shard filled by another process is found within about this long, even by
+ * a process that never idles (an idle one hears the shard's wake token at once).
  */
 export const DRY_REVISIT_MS = 100;
 
@@ -9,13 +9,15 @@ export const DRY_REVISIT_MS = 100;
 export const FAILED_REVISIT_MS = 2_000;
 
 /**
- * @internal The fewest slots a shard gets on a visit (unless the call asks for fewer): a call costs
- * the server a fixed part on top of its jobs (parsing, the due-work checks, a round trip's
- * syscalls), so a claim of 32 cut into six calls of 5 cost 1.8× the server CPU per job of one call
- * of 32 (the bench's `shards` scenario). Whole chunks, spread by the same credits, keep the shares
- * across calls and make few calls.
+ * @internal How a call's slots are cut into the chunks one shard gets on a visit: about the queue's
+ * serviceable lanes ÷ (CHUNK_SHARE × shards), at least 1 and at most the call. A call costs the
+ * server a fixed part on top of its jobs (parsing, the due-work checks, a round trip's syscalls): a
+ * claim of 32 cut in six calls of 5 cost 1.8× the server CPU per job of one call of 32 (the bench's
+ * `shards` scenario, 1,051 lanes). Big chunks make few calls; over few lanes they would let a shard's
+ * ring turn many times before the others are visited, so the chunk shrinks with the lanes: in a
+ * model of the bench (4 claimers of 32) δ stayed at or below 0.46 cycles from 100 to 1,000 lanes.
  */
-export const MIN_CHUNK = 16;
+export const CHUNK_SHARE = 4;
 
 /**
  * @internal How one process spreads its claims over a sharded queue's shards: slot by slot, by smooth
@@ -28,35 +30,42 @@ export const MIN_CHUNK = 16;
 export class ShardVisits {
   private readonly ring: number[];
   private readonly credit: number[];
-  private readonly dryAt: number[];
+  /** When a shard believed empty may be probed next (host clock, ms). */
+  private readonly probeAt: number[];
   private readonly failedAt: number[];
 
   constructor(readonly shards: number, random: () => number = Math.random) {
     this.ring = new Array<number>(shards).fill(-1);
     this.credit = Array.from({ length: shards }, () => random());
-    this.dryAt = new Array<number>(shards).fill(0);
+    this.probeAt = new Array<number>(shards).fill(0);
     this.failedAt = new Array<number>(shards).fill(-Infinity);
   }
 
   /**
    * How many of `count` claims to send to each shard not in `asked`: by the shards' weights (their
-   * ring's entries; 1 while unknown or once DRY_REVISIT_MS past coming back empty), a chunk of
-   * `chunk` slots at a time (the last one what is left). When every one of them is believed empty
-   * they are all tried, weight 1 each. Empty when every shard was asked.
+   * ring's entries; while unknown, the known ones' mean), a chunk at a time (see CHUNK_SHARE, or
+   * `chunkSize`; the last chunk what is left). When every open shard is believed empty they are
+   * all tried, weight 1 each. Empty when every shard was asked.
    */
-  plan(count: number, asked: ReadonlySet<number>, now: number, chunk = MIN_CHUNK): Map<number, number> {
+  plan(count: number, asked: ReadonlySet<number>, now: number, chunkSize?: number): Map<number, number> {
     const out = new Map<number, number>();
     const open: number[] = [];
     const weights: number[] = [];
+    let left = count;
+    // NOTE: a shard not seen yet weighs what the seen ones weigh on average: weighed 1 beside rings
+    // of hundreds, it would wait many calls for its first turn.
+    const known = this.ring.filter((r) => r > 0);
+    const unseen = known.length > 0 ? Math.max(1, Math.round(known.reduce((a, b) => a + b, 0) / known.length)) : 1;
     for (let i = 0; i < this.shards; i++) {
       if (asked.has(i)) continue;
       open.push(i);
-      weights.push(this.weightOf(i, now));
+      weights.push(now - this.failedAt[i] < FAILED_REVISIT_MS ? 0 : this.ring[i] < 0 ? unseen : this.ring[i]);
     }
     if (open.length === 0) return out;
     if (weights.every((w) => w <= 0)) weights.fill(1);
     const total = weights.reduce((a, b) => a + b, 0);
-    for (let left = count; left > 0;) {
+    const chunk = chunkSize ?? Math.min(count, Math.max(1, Math.floor(total / (CHUNK_SHARE * this.shards))));
+    while (left > 0) {
       const size = Math.min(Math.max(1, chunk), left);
       let best = -1;
       for (let j = 0; j < open.length; j++) {
@@ -73,11 +82,27 @@ export class ShardVisits {
     return out;
   }
 
+  /**
+   * The shards whose ring should be read now (a read, not a claim: it takes no slot): those not
+   * seen yet, and those believed empty DRY_REVISIT_MS after they came back empty, or at once after
+   * a wake token from them. Their sizes go to saw(), and the next plan weighs them.
+   */
+  due(now: number): number[] {
+    const out: number[] = [];
+    for (let i = 0; i < this.shards; i++) {
+      if (this.ring[i] > 0 || now < this.probeAt[i] || now - this.failedAt[i] < FAILED_REVISIT_MS) continue;
+      this.probeAt[i] = now + DRY_REVISIT_MS;
+      out.push(i);
+    }
+    return out;
+  }
+
   /** What a claim on shard `i` told: it was asked for `asked` jobs, served `served`, and its ring holds `ringSize` entries after (-1: not told). */
   saw(i: number, asked: number, served: number, ringSize: number, now: number): void {
+    const wasEmpty = this.ring[i] === 0;
     if (ringSize >= 0) this.ring[i] = ringSize;
     else if (served < asked) this.ring[i] = 0;
-    if (this.ring[i] === 0) this.dryAt[i] = now;
+    if (this.ring[i] === 0 && !wasEmpty) this.probeAt[i] = now + DRY_REVISIT_MS;
   }
 
   /** A claim on shard `i` failed: it gets no slot for FAILED_REVISIT_MS unless every other shard looks empty. */
@@ -85,16 +110,9 @@ export class ShardVisits {
     this.failedAt[i] = now;
   }
 
-  /** Marks shard `i` as having work (a wake token came from it). */
+  /** Shard `i` sent a wake token: a shard believed empty is probed at the next call. */
   woke(i: number): void {
-    if (this.ring[i] === 0) this.ring[i] = -1;
+    this.probeAt[i] = 0;
   }
 
-  private weightOf(i: number, now: number): number {
-    if (now - this.failedAt[i] < FAILED_REVISIT_MS) return 0;
-    const ring = this.ring[i];
-    if (ring > 0) return ring;
-    if (ring < 0) return 1;
-    return now - this.dryAt[i] >= DRY_REVISIT_MS ? 1 : 0;
-  }
 }

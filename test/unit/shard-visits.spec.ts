@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import { DRY_REVISIT_MS, MIN_CHUNK, ShardVisits } from '../../lib/shards/shard-visits';
+import { CHUNK_SHARE, DRY_REVISIT_MS, ShardVisits } from '../../lib/shards/shard-visits';
 
 const none = new Set<number>();
 
 describe('ShardVisits (how claims are spread over a sharded queue\'s shards)', () => {
-  it('splits slots in proportion to the shards\' rings, within one chunk over any run of calls (a chunk of 1, and MIN_CHUNK)', () => {
+  it('splits slots in proportion to the shards\' rings, within one chunk over any run of calls (chunks of 1 and 16)', () => {
     fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 2, maxLength: 12 }),
       fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 30 }), fc.double({ min: 0, max: 1, noNaN: true }),
-      fc.constantFrom(1, MIN_CHUNK), (rings, calls, phase, chunk) => {
+      fc.constantFrom(1, 16), (rings, calls, phase, chunk) => {
         fc.pre(rings.some((r) => r > 0));
         const v = new ShardVisits(rings.length, () => phase);
         rings.forEach((r, i) => v.saw(i, 1, 1, r, 0));
@@ -39,17 +39,35 @@ describe('ShardVisits (how claims are spread over a sharded queue\'s shards)', (
     expect(v.plan(3, new Set([0, 1, 2, 3]), 1_000).size).toBe(0);
   });
 
-  it('an empty shard comes back into the first round after DRY_REVISIT_MS, or at once on a wake token', () => {
+  it('an empty shard gets no slot, is due a look at its ring DRY_REVISIT_MS later (or at once after a wake token), and is weighed by what the look saw', () => {
     const v = new ShardVisits(2, () => 0);
     v.saw(0, 1, 1, 10, 0);
     v.saw(1, 5, 0, -1, 0);
     const slotsOf = (now: number): number => [...v.plan(100, none, now, 1)].find(([i]) => i === 1)?.[1] ?? 0;
     expect(slotsOf(DRY_REVISIT_MS - 1)).toBe(0);
-    expect(slotsOf(DRY_REVISIT_MS)).toBeGreaterThan(0);
-    v.saw(1, 5, 0, 0, 10_000);
-    expect(slotsOf(10_001)).toBe(0);
+    expect(v.due(DRY_REVISIT_MS - 1)).toEqual([]);
+    expect(v.due(DRY_REVISIT_MS)).toEqual([1]);
+    expect(v.due(DRY_REVISIT_MS + 1)).toEqual([]);
+    v.saw(1, 0, 0, 0, DRY_REVISIT_MS + 1);
+    expect(v.due(DRY_REVISIT_MS + 2)).toEqual([]);
     v.woke(1);
-    expect(slotsOf(10_001)).toBeGreaterThan(0);
+    expect(v.due(DRY_REVISIT_MS + 2)).toEqual([1]);
+    v.saw(1, 0, 0, 10, DRY_REVISIT_MS + 3);
+    expect(slotsOf(DRY_REVISIT_MS + 3)).toBe(50);
+  });
+
+  it('cuts a call into chunks of about the lanes ÷ (CHUNK_SHARE × shards): whole calls over many lanes, single slots over few', () => {
+    const many = new ShardVisits(6, () => 0);
+    for (let i = 0; i < 6; i++) many.saw(i, 1, 1, 175, 0);
+    expect(many.plan(32, none, 0).size).toBe(1);
+    const few = new ShardVisits(6, () => 0);
+    for (let i = 0; i < 6; i++) few.saw(i, 1, 1, 3, 0);
+    const plan = few.plan(32, none, 0);
+    expect(plan.size).toBe(6);
+    expect([...plan.values()].reduce((a, b) => a + b, 0)).toBe(32);
+    const some = new ShardVisits(6, () => 0);
+    for (let i = 0; i < 6; i++) some.saw(i, 1, 1, 40, 0);
+    expect([...some.plan(30, none, 0).values()].every((n) => n % Math.floor((6 * 40) / (CHUNK_SHARE * 6)) === 0)).toBe(true);
   });
 
   it('processes with different phases start on different shards', () => {
