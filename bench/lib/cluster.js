@@ -5,11 +5,10 @@
 // and removed by stop(), by killNow() on the way out of the process, and on a failed start.
 const { spawn, spawnSync } = require('child_process');
 const { mkdtempSync, rmSync } = require('fs');
-const net = require('net');
 const os = require('os');
 const path = require('path');
 const IORedis = require('ioredis');
-const { freePort, HOST } = require('./server');
+const { freePort, HOST, ping } = require('./server');
 
 const MASTERS = 3;
 
@@ -21,21 +20,6 @@ async function freePorts(count) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Whether a server answers PING on `port` (a raw socket: no client to clean up). */
-function ping(port) {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, HOST);
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (d) => done(d.toString().startsWith('+PONG')));
-  });
-}
 
 class BenchCluster {
   constructor() {

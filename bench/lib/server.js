@@ -21,6 +21,7 @@ function freePort() {
   });
 }
 
+/** Whether a server answers PING on `port` (a raw socket: no client to clean up). */
 function ping(port) {
   return new Promise((resolve) => {
     const socket = net.connect(port, HOST);
@@ -148,4 +149,4 @@ async function commandStats(client) {
   return out;
 }
 
-module.exports = { BenchServer, parseInfo, redisCpu, infoOf, commandStats, freePort, HOST };
+module.exports = { BenchServer, parseInfo, redisCpu, infoOf, commandStats, freePort, ping, HOST };

@@ -8,6 +8,7 @@ import { MAX_LEASE_MS } from './claims';
 
 /** The largest progress value, as JSON: 64 KiB. */
 export const MAX_PROGRESS_BYTES = 65_536;
+import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneContext } from './lane-context';
 
 /**
@@ -43,14 +44,7 @@ export class LaneAcks {
         result: this.resultText(a.result, `acks[${i}].result`, k.queue),
       };
     });
-    const out = new Array<boolean>(checked.length);
-    for (const [shard, places] of await this.ctx.shards.byJob(k, checked.map((a) => a.id))) {
-      for (let start = 0; start < places.length; start += SUBMIT_CHUNK) {
-        const part = places.slice(start, start + SUBMIT_CHUNK);
-        const done = await this.ctx.scripts.completeMany(shard, part.map((i) => checked[i]), keepMs);
-        done.forEach((d, j) => { out[part[j]] = d; });
-      }
-    }
+    const out = await this.perShard(k, checked, (shard, part) => this.ctx.scripts.completeMany(shard, part, keepMs));
     return this.ctx.durability.confirm('complete', k.queue, out, out.includes(true));
   }
 
@@ -115,12 +109,19 @@ export class LaneAcks {
       return { id: checkJobId(`leases[${i}].jobId`, l.jobId, k.queue), token: checkInt(`leases[${i}].token`, l.token, 1, Number.MAX_SAFE_INTEGER, k.queue) };
     });
     const ms = checkInt('leaseMs', leaseMs, 1, MAX_LEASE_MS, k.queue);
-    const out = new Array<number>(checked.length);
-    for (const [shard, places] of await this.ctx.shards.byJob(k, checked.map((l) => l.id))) {
+    return this.perShard(k, checked, (shard, part) => this.ctx.scripts.extendMany(shard, part, ms));
+  }
+
+  /**
+   * Runs `each` on the items of each shard that holds their jobs (all of them, while unsharded),
+   * SUBMIT_CHUNK at a time, and gives its answers back in the items' order.
+   */
+  private async perShard<I extends { id: string }, R>(k: LaneKeys, items: I[], each: (shard: LaneKeys, part: I[]) => Promise<R[]>): Promise<R[]> {
+    const out = new Array<R>(items.length);
+    for (const [shard, places] of await this.ctx.shards.byJob(k, items.map((item) => item.id))) {
       for (let start = 0; start < places.length; start += SUBMIT_CHUNK) {
         const part = places.slice(start, start + SUBMIT_CHUNK);
-        const until = await this.ctx.scripts.extendMany(shard, part.map((i) => checked[i]), ms);
-        until.forEach((u, j) => { out[part[j]] = u; });
+        (await each(shard, part.map((i) => items[i]))).forEach((answer, j) => { out[part[j]] = answer; });
       }
     }
     return out;
