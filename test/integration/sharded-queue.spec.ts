@@ -200,6 +200,28 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     }
   });
 
+  it('position() answers exact: false, and its ahead bounds the claims served before the job (one claimer)', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, 4);
+    const groups = lanesPerShard(4, 5).flat();
+    await lanes.submitMany(q, groups.flatMap((group) => [0, 1, 2, 3].map((i) => ({ group, payload: i }))));
+    for (const lane of [groups[2], groups[13]]) {
+      const target = await lanes.submit(q, lane, 'target');
+      const p = (await lanes.position(q, target))!;
+      expect([p.exact, p.ringLength]).toEqual([false, (await lanes.stats(q)).ringLength]);
+      let before = 0;
+      for (;;) {
+        const job = (await lanes.claim(q))!;
+        await lanes.complete(q, job.id, job.attempt);
+        if (job.id === target) break;
+        before++;
+      }
+      expect(before).toBeLessThanOrEqual(p.ahead);
+      expect(p.ahead).toBeLessThan(before + 3 * p.ringLength);
+    }
+    await lanes.drain(q);
+  });
+
   it('starvation drill across 4 shards: a light lane\'s j-th job is served within (j + δ) × lanes claims', async () => {
     const q = queues.queue();
     await lanes.shards(q, 4);
