@@ -39,12 +39,12 @@ const ACTIONS: [string, Record<string, unknown>][] = [
 describe('dashboard HTTP API', () => {
   const fixture = nestFixture();
 
-  async function boot(options: EchoMqDashboardOptions, providers: unknown[] = []): Promise<{ app: INestApplication; lanes: LanesService }> {
+  async function boot(options: EchoMqDashboardOptions, providers: unknown[] = [], shardsOnOneServer = false): Promise<{ app: INestApplication; lanes: LanesService }> {
     const logger = new CapturingLogger();
     @Module({ providers: providers as never[] })
     class Extra {}
     const mod = await Test.createTestingModule({
-      imports: [EchoMqModule.forRoot({ connection: fixture.server.url, logger }), EchoMqDashboardModule.forRoot(options), Extra],
+      imports: [EchoMqModule.forRoot({ connection: fixture.server.url, logger, shardsOnOneServer }), EchoMqDashboardModule.forRoot(options), Extra],
     }).compile();
     const app = mod.createNestApplication({ logger });
     fixture.apps.push(app);
@@ -127,6 +127,36 @@ describe('dashboard HTTP API', () => {
     const read = await http.get(`/echomq/api/tenant?queue=shop&tenant=acme-co&token=${TOKEN}`);
     expect(read.body).toMatchObject({ tenant: 'acme-co', lanes: 3, weight: 3 });
     expect((await http.get('/echomq/api/tenant?queue=shop&tenant=acme-co')).status).toBe(403);
+  });
+
+  it('a sharded queue: the snapshot, the lane pages and the fairness view gather its shards; a lane action reaches the lane\'s shard', async () => {
+    const { app, lanes } = await boot({ queues: ['spread'], readOnly: false, guard: TokenGuard }, [], true);
+    await lanes.shards('spread', 4);
+    const groups = Array.from({ length: 24 }, (_, i) => `g${i}`);
+    await lanes.submitMany('spread', groups.flatMap((group, i) => Array.from({ length: 1 + (i % 3) }, (_, j) => ({ group, payload: j }))));
+    const http = request(app.getHttpServer());
+    const snap = (await http.get(`/echomq/api/snapshot?queue=spread&token=${TOKEN}`)).body;
+    expect(snap.stats).toMatchObject({ shards: 4, pending: 48, lanes: 24, ringLength: 24 });
+    expect(snap.lanes.map((l: { group: string }) => l.group).sort()).toEqual([...groups].sort());
+    // NOTE: the shards' rings one entry of each in turn, as many as the page shows (more than one shard holds).
+    expect(snap.ring.length).toBeGreaterThan(12);
+    expect(snap.ring.every((g: string) => groups.includes(g))).toBe(true);
+    const scanned: string[] = [];
+    let cursor = '';
+    do {
+      const page = (await http.get('/echomq/api/scan').query({ queue: 'spread', token: TOKEN, cursor, count: 5 })).body;
+      scanned.push(...page.lanes.map((l: { group: string }) => l.group));
+      cursor = page.cursor ?? '';
+    } while (cursor !== '');
+    expect(scanned.sort()).toEqual([...groups].sort());
+    const paused = await http.post(`/echomq/api/pause?token=${TOKEN}`).set(DASHBOARD_ACTION_HEADER, '1').send({ queue: 'spread', group: 'g5', reason: 'audit' });
+    expect([paused.status, paused.body.group, paused.body.paused, paused.body.pauseReason]).toEqual([200, 'g5', true, 'audit']);
+    expect((await lanes.lane('spread', 'g5')).paused).toBe(true);
+    expect((await lanes.stats('spread')).pausedLanes).toBe(1);
+    const { jobs } = await lanes.claimMany('spread', 20);
+    await lanes.completeMany('spread', jobs.map((j) => ({ jobId: j.id, token: j.attempt })));
+    const fair = (await http.get(`/echomq/api/snapshot?queue=spread&token=${TOKEN}`)).body.fairness;
+    expect(fair.lanes.reduce((a: number, l: { served: number }) => a + l.served, 0)).toBe(20);
   });
 
   it('the job view: one job with its progress and last error, no payload; 404 for an id it does not hold, 400 for a bad one', async () => {
