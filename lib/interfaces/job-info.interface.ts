@@ -81,6 +81,8 @@ export interface QueueStats {
   oldestLane: string | null;
   /** How many shards the queue is spread over (1 unless `shards()` spread it); the figures above are their sums. */
   shards: number;
+  /** Each shard's ring length (its serviceable lanes), shard 0 first: what claims weigh the shards by. */
+  shardRingLengths: number[];
 }
 
 /** One page of {@link LanesService.scanLanes}. */

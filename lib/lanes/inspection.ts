@@ -189,6 +189,7 @@ export class LaneInspection {
       oldestWaitMs: oldest.oldestWaitMs,
       oldestLane: oldest.oldestLane,
       shards: shards.length,
+      shardRingLengths: each.map((x) => x.ringLength),
     };
   }
 
@@ -219,6 +220,7 @@ export class LaneInspection {
       oldestWaitMs: oldest ? oldest.headWaitMs : null,
       oldestLane: oldest ? oldest.group : null,
       shards: 1,
+      shardRingLengths: [s.ringLength],
     };
   }
 }

@@ -83,6 +83,14 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
         metric.set({ queue: s.queue, state: 'paused' }, s.stats.pausedLanes);
       }),
     });
+    const shardRing = new Gauge({
+      name: 'echomq_shard_ring_length',
+      help: 'Serviceable lanes in each shard\'s ring (shard 0 only, on a queue that is not sharded): claims weigh the shards by it, so a shard far above the others is where a sharded queue\'s load sits.',
+      labelNames: ['queue', 'shard'], registers,
+      collect: fromSnapshots((metric, s) => {
+        s.stats.shardRingLengths.forEach((n, i) => metric.set({ queue: s.queue, shard: String(i) }, n));
+      }),
+    });
     const lanePending = new Gauge({
       name: 'echomq_lane_pending',
       help: 'Pending jobs of the queue\'s lanes with the most pending (only those: the cardinality stays bounded).',
@@ -142,7 +150,7 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
       labelNames: ['queue', 'outcome'], buckets: HANDLER_BUCKETS, registers,
     });
     this.metrics = [
-      jobsTotal, jobs, lanes, lanePending, tenantPending, oldestWait, laneWait, jain, laneServed, wait, handler,
+      jobsTotal, jobs, lanes, shardRing, lanePending, tenantPending, oldestWait, laneWait, jain, laneServed, wait, handler,
     ] as unknown as { name: string }[];
     this.removeObserver = this.observers.add({
       started: (job, waitMs) => {

@@ -92,7 +92,7 @@ describe('@echomq/nestjs/metrics', () => {
     const text = await registry.metrics();
 
     for (const [name, type] of [
-      ['echomq_jobs_total', 'counter'], ['echomq_jobs', 'gauge'], ['echomq_lanes', 'gauge'], ['echomq_lane_pending', 'gauge'],
+      ['echomq_jobs_total', 'counter'], ['echomq_jobs', 'gauge'], ['echomq_lanes', 'gauge'], ['echomq_shard_ring_length', 'gauge'], ['echomq_lane_pending', 'gauge'],
       ['echomq_tenant_pending', 'gauge'], ['echomq_oldest_wait_seconds', 'gauge'], ['echomq_lane_wait_seconds', 'gauge'],
       ['echomq_fairness_jain', 'gauge'], ['echomq_lane_served_total', 'counter'],
       ['echomq_wait_seconds', 'histogram'], ['echomq_handler_seconds', 'histogram'],
@@ -113,6 +113,7 @@ describe('@echomq/nestjs/metrics', () => {
     expect(sample(text, 'echomq_jobs', { ...q, state: 'dead' })).toBe(1);
     expect(sample(text, 'echomq_lanes', { ...q, state: 'paused' })).toBe(3);
     expect(sample(text, 'echomq_lanes', { ...q, state: 'ring' })).toBe(0);
+    expect(sample(text, 'echomq_shard_ring_length', { ...q, shard: '0' })).toBe(0);
     expect(sample(text, 'echomq_lane_pending', { ...q, lane: 'deep' })).toBe(5);
     expect(sample(text, 'echomq_lane_pending', { ...q, lane: 'mid' })).toBe(3);
     expect(sample(text, 'echomq_lane_pending', { ...q, lane: 'shallow' })).toBeUndefined();

@@ -172,7 +172,7 @@ describe('position, scanLanes, topLanes and stats', () => {
     expect(s).toEqual({
       totals: { submitted: 31, completed, retried, dead: deadNow, reaped, cancelled: 0 },
       pending: pendingNow, scheduled: 1, active: 0, dead: await client.zcard(k.dead),
-      lanes: 3, ringLength: await client.llen(k.ring), pausedLanes: 1, paused: false, limit: null, fairness: { by: 'jobs' }, shards: 1,
+      lanes: 3, ringLength: await client.llen(k.ring), pausedLanes: 1, paused: false, limit: null, fairness: { by: 'jobs' }, shards: 1, shardRingLengths: [await client.llen(k.ring)],
       completedPerSec: s.completedPerSec,
       oldestWaitMs: s.oldestWaitMs, oldestLane: s.oldestLane,
     });

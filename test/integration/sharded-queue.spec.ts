@@ -307,7 +307,9 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(new Set(top.map((l) => shardOf(l.group, 4))).size).toBeGreaterThan(1);
     expect((await lanes.oldestLanes(q, 3)).length).toBe(3);
     expect((await lanes.ring(q, 8)).length).toBe(8);
-    expect((await lanes.stats(q)).ringLength).toBe(groups.length);
+    const st = await lanes.stats(q);
+    expect(st.ringLength).toBe(groups.length);
+    expect(st.shardRingLengths).toEqual([0, 1, 2, 3].map(() => 30));
 
     const { jobs } = await lanes.claimMany(q, 60);
     await lanes.completeMany(q, jobs.map((j) => ({ jobId: j.id, token: j.attempt })));
