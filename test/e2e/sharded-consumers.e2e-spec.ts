@@ -33,6 +33,15 @@ class ShardedSecondWorker {
   }
 }
 
+const laterHeard: string[] = [];
+
+/** Hears the submits of a queue sharded after it booted. */
+@QueueEventsListener('e2e-sharded-later')
+@Injectable()
+class LaterAuditor {
+  @OnQueueEvent('submitted') submitted(e: QueueEvent): void { laterHeard.push(e.jobId); }
+}
+
 /** The command connection of a LanesService (to read keys directly). */
 const producerOf = (lanes: LanesService): { exists(key: string): Promise<number> } =>
   (lanes as unknown as { ctx: { client: { exists(key: string): Promise<number> } } }).ctx.client;
@@ -51,8 +60,9 @@ describe('a consumer of a sharded queue', () => {
     const lanes = app.get(LanesService);
     await lanes.shards(QUEUE, 4);
     // NOTE: idleBlockMs is 5 s (the default): a wake that missed a shard would show as a wait of seconds.
-    await until(async () => (await blockedClients(lanes)) >= 4, 10_000, 'one blocked wait per shard');
-    // Two loops on the queue, one process: they share one wait per shard.
+    // NOTE: each loop's wait from before the queue was sharded (on shard 0 only) ends within
+    // idleBlockMs; then two loops on the queue, one process, share one wait per shard: 4, not 8.
+    await until(async () => (await blockedClients(lanes)) === 4, 15_000, 'one blocked wait per shard');
     await new Promise((r) => setTimeout(r, 300));
     expect(await blockedClients(lanes)).toBe(4);
     const producerClient = fixture.server.client();
@@ -78,21 +88,39 @@ describe('a consumer of a sharded queue', () => {
     await producerClient.quit();
   });
 
-  it('a queue-event listener hears the jobs of every shard (it follows a queue sharded while it runs)', async () => {
-    const { app: listener } = await bootApp(fixture.server.url, [ShardedAuditor], { shardsOnOneServer: true });
-    fixture.apps.push(listener);
+  it('a queue-event listener hears the jobs of every shard, and follows a queue sharded while it runs', async () => {
     const { app } = await bootApp(fixture.server.url, [ShardedWorker], { shardsOnOneServer: true });
     fixture.apps.push(app);
     const lanes = app.get(LanesService);
     await lanes.shards(QUEUE, 4);
-    // NOTE: the listener reads the shard counts again with each renewal of its presence (every 3 s),
-    // and then says so in every shard's listeners key, which is what makes the scripts publish there.
-    const keys = lanes.keysOf(QUEUE);
-    await until(async () => (await Promise.all([0, 1, 2, 3].map((i) => producerOf(lanes).exists(keys.shardKeys(i).listeners)))).every((n) => n === 1),
-      10_000, 'the listener in every shard');
+    const { app: listener } = await bootApp(fixture.server.url, [ShardedAuditor], { shardsOnOneServer: true });
+    fixture.apps.push(listener);
     const ids = await lanes.submitMany(QUEUE, Array.from({ length: 40 }, (_, i) => ({ group: `ev-${i}`, payload: i })));
     expect(new Set(ids.map((_, i) => shardOf(`ev-${i}`, 4))).size).toBe(4);
-    await until(() => heard.length >= 40, 10_000, 'the completed events of every shard');
+    await until(() => heard.length >= 40, 10_000, 'the completed events of every shard').catch(async (err: Error) => {
+      const got = new Set(heard.map((e) => e.jobId));
+      const c = fixture.server.client();
+      const k = lanes.keysOf(QUEUE);
+      const info = { completed: (await lanes.stats(QUEUE)).totals.completed, heard: heard.length,
+        missing: ids.map((id, i) => [shardOf(`ev-${i}`, 4), got.has(id)]).filter(([, h]) => !h).map(([sh]) => sh),
+        channels: await c.pubsub('CHANNELS'), listeners: await Promise.all([0, 1, 2, 3].map((i) => c.hgetall(k.shardKeys(i).listeners))) };
+      c.disconnect();
+      throw new Error(`${err.message}: ${JSON.stringify(info)}`);
+    });
     expect(heard.map((e) => e.jobId).sort()).toEqual([...ids].sort());
+
+    // A listener that was there before the queue was sharded takes up the new shards with its next
+    // renewal (every 3 s), then says so in each shard's listeners key.
+    const other = 'e2e-sharded-later';
+    const { app: early } = await bootApp(fixture.server.url, [LaterAuditor], { shardsOnOneServer: true });
+    fixture.apps.push(early);
+    await lanes.shards(other, 4);
+    const keys = lanes.keysOf(other);
+    await until(async () => (await Promise.all([1, 2, 3].map((i) => producerOf(lanes).exists(keys.shardKeys(i).listeners)))).every((n) => n === 1),
+      10_000, 'the early listener in the new shards');
+    const groups = Array.from({ length: 40 }, (_, i) => `late-${i}`).filter((g) => shardOf(g, 4) > 0);
+    const later = await lanes.submitMany(other, groups.map((group) => ({ group, payload: 1 })));
+    await until(() => laterHeard.length >= later.length, 10_000, 'the submitted events of the new shards');
+    expect(laterHeard.sort()).toEqual([...later].sort());
   });
 });
