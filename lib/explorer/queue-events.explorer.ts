@@ -158,13 +158,17 @@ export class QueueEventsExplorer implements OnModuleInit, OnApplicationBootstrap
     });
   }
 
-  /** Subscribes to the channels of the shards not followed yet. */
+  /**
+   * Subscribes to the channels of every shard followed, before the presence that makes the scripts
+   * publish there is renewed. NOTE: again at every renewal, channels already subscribed included: a
+   * SUBSCRIBE of a channel held changes nothing, and a subscription the connection lost (seen once,
+   * under heavy load, with the presence still renewed) comes back within PRESENCE_EVERY_MS instead
+   * of never.
+   */
   private async follow(keys: LaneKeys[]): Promise<void> {
-    const fresh = keys.filter((k) => !this.queueOf.has(k.eventsChannel));
+    for (const k of keys) this.queueOf.set(k.eventsChannel, k.queue);
     this.followed = keys;
-    if (fresh.length === 0) return;
-    await this.subscriber!.subscribe(...fresh.map((k) => k.eventsChannel));
-    for (const k of fresh) this.queueOf.set(k.eventsChannel, k.queue);
+    if (keys.length > 0) await this.subscriber!.subscribe(...keys.map((k) => k.eventsChannel));
   }
 
   private async announce(ttlMs: number): Promise<void> {
