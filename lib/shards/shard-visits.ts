@@ -20,9 +20,9 @@ export const FAILED_REVISIT_MS = 2_000;
 export const CHUNK_SHARE = 4;
 
 /**
- * @internal How one process spreads its claims over a sharded queue's shards: slot by slot, by smooth
- * weighted round robin over the shards a call has not asked yet, each weighed by the entries of its
- * ring (its serviceable lanes) as its last claim reply told. Fairness within a shard is its ring's;
+ * @internal How one process spreads its claims over a sharded queue's shards: chunk by chunk (see
+ * CHUNK_SHARE), by smooth weighted round robin over the shards a call has not asked yet, each weighed
+ * by the entries of its ring (its serviceable lanes) as its last claim reply (or a read of it) told. Fairness within a shard is its ring's;
  * across shards this makes a lane's share about one n-th of the slots (n: the queue's serviceable
  * lanes), whichever shard it is in. The credits start at a random phase per process, so that
  * processes do not visit the shards in lockstep, and are capped at one round.
