@@ -5,7 +5,6 @@ import { EchoMqError } from '../errors';
 import type { FairnessBy } from '../interfaces';
 import { LaneKeys } from '../redis/lane-keys';
 import { FairnessScripts } from '../scripts/fairness-scripts';
-import { toShardMap } from '../shards/shard-counts';
 import { plainTag, SlotRange, spreadTags } from '../shards/shard-tags';
 import { checkInt } from '../validation/validate';
 import type { LaneContext } from './lane-context';
@@ -31,7 +30,7 @@ export class LaneSharding {
     }
     const [meta, now] = await Promise.all([
       this.ctx.read('shards', k, this.ctx.client.hmget(k.meta, 'limit', 'fair', 'paused')),
-      this.readMap(k),
+      this.ctx.shards.readMap(k),
     ]);
     if (count > 1 && meta[0] !== null) throw new EchoMqError(shardsWithQueueLimit(k.queue), { code: 'MISCONFIGURED', argument: 'n', queue: k.queue });
     // NOTE: on a Cluster the new shards are spread over its masters now (shards/shard-tags.ts).
@@ -63,14 +62,9 @@ export class LaneSharding {
   async count(queue: string): Promise<number> {
     const k = this.ctx.keysOf(queue);
     if (this.ctx.options.compat === 'echomq') return 1;
-    const map = await this.readMap(k);
+    const map = await this.ctx.shards.readMap(k);
     this.ctx.shards.counts.set(k, map);
     return map.n;
-  }
-
-  private async readMap(k: LaneKeys): Promise<{ n: number; tags?: string[] }> {
-    const [n, tags] = await this.ctx.read('shards', k, this.ctx.client.hmget(k.shards, 'n', 'tags'));
-    return toShardMap(k.queue, n, tags);
   }
 
   /** Which master serves which slots, as the Cluster says now (CLUSTER SLOTS). */

@@ -3,7 +3,7 @@ import { EchoMqError } from '../errors';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { RedisClient } from '../scripts/lane-scripts';
-import { JobShards, ShardCounts, toShardMap } from './shard-counts';
+import { JobShards, ShardCounts, ShardMap, toShardMap } from './shard-counts';
 import { shardOf } from './shard-hash';
 import { ShardVisits } from './shard-visits';
 
@@ -23,7 +23,13 @@ export class ShardRouter {
   private readonly visits = new Map<string, ShardVisits>();
 
   constructor(private readonly client: RedisClient, private readonly options: ResolvedEchoMqOptions, private readonly read: Read) {
-    this.counts = new ShardCounts((k) => read('shards', k, client.hmget(k.shards, 'n', 'tags')).then(([n, tags]) => toShardMap(k.queue, n, tags)));
+    this.counts = new ShardCounts((k) => this.readMap(k));
+  }
+
+  /** The queue's shard map as the server holds it now (count and tags; n 1 while it is unsharded). */
+  async readMap(k: LaneKeys): Promise<ShardMap> {
+    const [n, tags] = await this.read('shards', k, this.client.hmget(k.shards, 'n', 'tags'));
+    return toShardMap(k.queue, n, tags);
   }
 
   /**

@@ -7,7 +7,7 @@ import { LaneConsumer } from '../../lib/decorators';
 import type { LaneJob } from '../../lib/interfaces';
 import { closeRedisClient, createRedisClient } from '../../lib/redis/redis-connection';
 import { shardOf } from '../../lib/shards/shard-hash';
-import { testQueue } from '../support/lanes';
+import { lanesPerShard, testQueue } from '../support/lanes';
 import { bootApp } from '../support/nest';
 import { TestCluster } from './support/cluster';
 import { pause, report, waitFor } from './support/wait';
@@ -24,15 +24,6 @@ class ShardedAppWorker {
   }
 }
 
-/** Lane names of each shard of a queue of `n` shards, `per` each. */
-function lanesPerShard(n: number, per: number, prefix: string): string[][] {
-  const out: string[][] = Array.from({ length: n }, () => []);
-  for (let i = 0; out.some((l) => l.length < per); i++) {
-    const s = shardOf(`${prefix}${i}`, n);
-    if (out[s].length < per) out[s].push(`${prefix}${i}`);
-  }
-  return out;
-}
 
 /** A queue spread over SHARDS shards on a local three-master Cluster, every master holding some of them. */
 describe('faults: a sharded queue on a Redis Cluster (3 masters, shards(q, 6))', () => {

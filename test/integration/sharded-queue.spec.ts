@@ -4,23 +4,13 @@ import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { shardOf } from '../../lib/shards/shard-hash';
 import { engineFixture, keysOf } from '../support/engine';
-import { lanesOn } from '../support/lanes';
+import { lanesOn, lanesPerShard } from '../support/lanes';
 
 /** The server's count of writes since its last save: any write moves it. */
 async function dirty(client: IORedis): Promise<number> {
   return Number(/rdb_changes_since_last_save:(\d+)/.exec(await client.info('persistence'))![1]);
 }
 
-/** Lane names that land in each of the `n` shards, `per` of them each. */
-function lanesPerShard(n: number, per: number, prefix = 'lane'): string[][] {
-  const out: string[][] = Array.from({ length: n }, () => []);
-  for (let i = 0; out.some((l) => l.length < per); i++) {
-    const g = `${prefix}-${i}`;
-    const s = shardOf(g, n);
-    if (out[s].length < per) out[s].push(g);
-  }
-  return out;
-}
 
 async function rejects(p: Promise<unknown>): Promise<EchoMqError> {
   try {
@@ -225,7 +215,7 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
   it('starvation drill across 4 shards: a light lane\'s j-th job is served within (j + δ) × lanes claims', async () => {
     const q = queues.queue();
     await lanes.shards(q, 4);
-    const light = lanesPerShard(4, 8, 'light').flat();
+    const light = lanesPerShard(4, 8, 'light-').flat();
     const items = [
       ...Array.from({ length: 400 }, (_, i) => ({ group: 'flood', payload: i })),
       ...light.flatMap((group) => [0, 1, 2].map((i) => ({ group, payload: i }))),

@@ -4,6 +4,7 @@ import { resolveEchoMqOptions } from '../../lib/echomq.options';
 import type { EchoMqModuleOptions, LaneInfo } from '../../lib/interfaces';
 import { LanesService } from '../../lib/lanes.service';
 import { LaneKeys } from '../../lib/redis/lane-keys';
+import { shardOf } from '../../lib/shards/shard-hash';
 
 /** A LanesService on a test connection, with quiet logs. */
 export function lanesOn(client: IORedis, options: EchoMqModuleOptions = {}): LanesService {
@@ -41,3 +42,13 @@ export async function dropQueue(client: IORedis, queue: string, prefix = 'emq'):
 /** A lane row as a later read of the same lane gives it: its pending head (headWaitMs) has aged meanwhile. */
 export const sameLane = (l: LaneInfo): LaneInfo =>
   ({ ...l, headWaitMs: l.headWaitMs === null ? null : expect.any(Number) }) as LaneInfo;
+
+/** Lane names `${prefix}${i}` that land in each of the `n` shards of a sharded queue, `per` of them each. */
+export function lanesPerShard(n: number, per: number, prefix = 'lane-'): string[][] {
+  const out: string[][] = Array.from({ length: n }, () => []);
+  for (let i = 0; out.some((l) => l.length < per); i++) {
+    const s = shardOf(`${prefix}${i}`, n);
+    if (out[s].length < per) out[s].push(`${prefix}${i}`);
+  }
+  return out;
+}
