@@ -161,6 +161,14 @@ export const tenantTaken = (argument: string, group: string, tenant: string, cur
   `Invalid argument "${argument}": lane "${group}" holds jobs ${current === '' ? 'under no tenant' : `under tenant "${current}"`}, so it cannot move to tenant "${tenant}"; `
   + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';
 
+export const laneBoundElsewhere = (argument: string, group: string, tenant: string, bound: string): string =>
+  `Invalid argument "${argument}": on this sharded queue lane "${group}" is bound to tenant "${bound}" (a lane keeps the first tenant named for it while the queue keeps its shard count), so it cannot move to tenant "${tenant}"; `
+  + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';
+
+export const laneSettingsLeftBehind = (argument: string, group: string, tenant: string): string =>
+  `Invalid argument "${argument}": on this sharded queue lane "${group}" has settings (a weight, limit, rate, pause, maxDepth or ordered) in its own shard, and naming tenant "${tenant}" for it would move the lane to the tenant's shard without them. `
+  + 'Name the tenant in the lane\'s first submit and set the lane\'s settings after it, or clear them (limit null, weight 1, …), submit, then set them again.';
+
 export const shardsNotEmpty = (queue: string, shard: number, holds: 'jobs' | 'lanes' | ''): string => holds === 'lanes'
   ? `shards: queue ${show(queue)} has lanes with settings${shard > 0 ? ` (in its shard ${shard})` : ''} (a weight, limit, rate, pause, maxDepth or ordered), which live in their lane's shard and would be left behind by a new count. Clear them (limit null, weight 1, …), call shards, then set them again.`
   : `shards: queue ${show(queue)} holds jobs${shard > 0 ? ` (in its shard ${shard})` : ''}; its shard count changes only while it holds no pending, scheduled, active or dead job. Drain it (or wait for it to empty), then call shards again.`;

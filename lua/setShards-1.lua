@@ -4,27 +4,35 @@
   scheduled, active or dead job (kept completed rows do not count) and no lane with settings (a
   lane's settings live in its shard, which a new count may change). The caller checks every other
   shard first (mode 'check'), then shard 0 checks itself again and writes (mode 'set'), in one script.
+  Once the new count is stored, every shard of the old and the new map drops its lanes' bindings to
+  tenants (mode 'unbind': see bindLanes; they were made for the old count, and the queue is empty).
 
-  KEYS[1]  shards   emq:{q}:shards (a hash: n, and tags, the shards' tags as JSON; mode 'check' passes
+  KEYS[1]  shards   emq:{q}:shards (a hash: n, tags, the shards' tags as JSON, and gen; mode 'check' passes
                     the shard's own key, which is never written)
 
   ARGV[1] base   'emq:{q}:' (or the base of the shard checked); must be the prefix of KEYS[1]
   ARGV[2] n      the shard count to store, 1..64 (1 deletes the hash: the queue is unsharded again)
-  ARGV[3] mode   'check' or 'set'
+  ARGV[3] mode   'check', 'set' or 'unbind'
   ARGV[4] tags   the shards' tags as JSON, '' for the plain ones (see lib/shards/shard-tags.ts)
+  ARGV[5] gen    optional: a token stored with the map (field gen), new at every 'set', so that a
+                 process that knew the old map (and its lanes' bindings) sees it changed
 
   Reply: { ok (1 when the shard holds nothing of the above; 0, and nothing written, when it does),
   the count stored before (1 when none), what it holds: 'jobs', 'lanes' or '' }
   Clock: none.
   Derived keys: active, schedule, dead, pending (the flat set) and lanes (the lane index: a lane of
   depth >= 1, or a head entry, is a lane holding a pending job; any other entry, a lane with
-  settings) of the same shard, from ARGV[1].
+  settings) of the same shard, and its bound (mode 'unbind'), from ARGV[1].
 ]]
 local rcall = redis.call
 
 local base, n, mode, tags = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] or ''
-if KEYS[1] ~= base .. 'shards' or not n or n < 1 or n > 64 or n % 1 ~= 0 or (mode ~= 'check' and mode ~= 'set') then
+if KEYS[1] ~= base .. 'shards' or not n or n < 1 or n > 64 or n % 1 ~= 0 or (mode ~= 'check' and mode ~= 'set' and mode ~= 'unbind') then
   return redis.error_reply('ERR echomq: setShards arguments do not match its keys')
+end
+if mode == 'unbind' then
+  rcall('DEL', base .. 'bound')
+  return { 1, n, '' }
 end
 local before = tonumber(rcall('HGET', KEYS[1], 'n')) or 1
 local jobs = rcall('ZCARD', base .. 'active') + rcall('ZCARD', base .. 'schedule') + rcall('ZCARD', base .. 'dead')
@@ -37,6 +45,7 @@ if mode == 'set' then
   else
     rcall('HSET', KEYS[1], 'n', n)
     if tags ~= '' then rcall('HSET', KEYS[1], 'tags', tags) else rcall('HDEL', KEYS[1], 'tags') end
+    if (ARGV[5] or '') ~= '' then rcall('HSET', KEYS[1], 'gen', ARGV[5]) else rcall('HDEL', KEYS[1], 'gen') end
   end
 end
 return { 1, before, '' }

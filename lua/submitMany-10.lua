@@ -16,7 +16,10 @@
   ARGV[2] count      n, the number of jobs; '?' .. n to check the tenants the jobs name and write
                      nothing (reply {} or the refusal below): a call of many chunks with lanes under a
                      maxDepth checks them all first; n .. '+' .. h when h lanes of the call's later
-                     chunks follow the jobs, to be checked with them (see `later` below)
+                     chunks follow the jobs, to be checked with them (see `later` below); any of
+                     these with 'b' appended on a shard of a sharded queue: the jobs naming no tenant
+                     are checked against the lanes bound to a tenant here (emq:{q}:bound, see
+                     bindLanes), which live in their tenant's shard
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 8 per job when some job of the chunk has a trace
   context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
@@ -34,6 +37,8 @@
   another (current, '' for none; earlier items of the call count): nothing is written; { 'full',
   item, n } when item would take its lane past its maxDepth n (see laneDepth): nothing is written.
   A check-only call replies { 'room', group, room, new, n, ... } for the lanes with a maxDepth.
+  With 'b': { 'moved', group, tenant, ... } for every lane named by a job that names no tenant and
+  bound to a tenant here: nothing is written.
   Clock: server TIME.
   Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending, emq:{q}:kept:<dedupKey>, emq:{q}:gdepth
   and emq:{q}:gdelayed (see laneDepth), the lane's
@@ -51,9 +56,11 @@ local rcall = redis.call
 --- @include "headReady"
 
 local base = ARGV[1]
-local checkOnly = string.sub(ARGV[2], 1, 1) == '?'
-local count, laterCount = string.match(ARGV[2], '^(%d+)%+(%d+)$')
-local n = tonumber(count or (checkOnly and string.sub(ARGV[2], 2)) or ARGV[2])
+local bindCheck = string.sub(ARGV[2], -1) == 'b'
+local countArg = bindCheck and string.sub(ARGV[2], 1, -2) or ARGV[2]
+local checkOnly = string.sub(countArg, 1, 1) == '?'
+local count, laterCount = string.match(countArg, '^(%d+)%+(%d+)$')
+local n = tonumber(count or (checkOnly and string.sub(countArg, 2)) or countArg)
 local later = tonumber(laterCount) or 0
 local itemArgs = #ARGV - 2 - later * 3
 local stride = 7
@@ -82,6 +89,30 @@ for i = 0, n - 1 do
   if c ~= '' and not string.match(c, '^[1-9]%d?%d?%d?%d?%d?$') and c ~= '1000000' then
     return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad cost')
   end
+end
+-- NOTE: a lane bound to a tenant lives in its tenant's shard: jobs naming no tenant for it go
+-- there, so the caller is told where (all such lanes of the chunk at once) before anything is written.
+if bindCheck then
+  local groups, seen = {}, {}
+  for i = 0, n - 1 do
+    local g = ARGV[3 + i * stride + 1]
+    if not seen[g] and (stride < 9 or ARGV[3 + i * stride + 8] == '') then
+      seen[g] = true
+      groups[#groups + 1] = g
+    end
+  end
+  local moved = { 'moved' }
+  for first = 1, #groups, 1000 do
+    local last = math.min(#groups, first + 999)
+    local bound = rcall('HMGET', base .. 'bound', unpack(groups, first, last))
+    for i = first, last do
+      if bound[i - first + 1] then
+        moved[#moved + 1] = groups[i]
+        moved[#moved + 1] = bound[i - first + 1]
+      end
+    end
+  end
+  if #moved > 1 then return moved end
 end
 -- NOTE: every tenant an item names is checked before anything is written; an earlier item of the
 -- call counts as a job its lane holds (under the tenant the lane then has).

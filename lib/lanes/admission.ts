@@ -1,5 +1,5 @@
 import { MAX_COST, SUBMIT_CHUNK } from '../echomq.constants';
-import { idsExhausted, invalidArgument, laneFull, notOnShardedQueue, tenantsInCompat, tenantTaken } from '../echomq.messages';
+import { idsExhausted, invalidArgument, laneBoundElsewhere, laneFull, laneSettingsLeftBehind, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
@@ -20,17 +20,24 @@ export class LaneAdmission {
   async submit(queue: string, group: unknown, payload: unknown, opts: unknown): Promise<string> {
     const k0 = this.ctx.keysOf(queue);
     const job = this.admitArgs(k0.queue, group, payload, opts);
-    const shards = await this.ctx.shards.count(k0);
-    if (shards > 1 && job.tenant !== undefined) this.refuseTenant(k0.queue, 'opts.tenant');
-    const k = shards === 1 ? k0 : k0.shardKeys(shardOf(job.group, shards));
-    for (let i = 0; ; i++) {
-      const r = this.admitted(k.queue, [job], '', await this.ctx.scripts.submit(k, job));
+    const n = await this.ctx.shards.count(k0);
+    if (n > 1) await this.bind(k0, n, [job], '');
+    for (let minted = 0; ;) {
+      const [k, sent, home] = this.route(k0, n, job);
+      const reply = await this.ctx.scripts.submit(k, sent, home);
+      if (isMoved(reply)) {
+        // NOTE: the lane's binding is known from here on, so the next pass goes to its tenant's shard.
+        if (!reply.moved.has(job.group)) throw new Error(`echomq: the home shard of lane ${job.group} of ${k0.queue} named another lane's binding`);
+        this.learn(k0, n, reply.moved);
+        continue;
+      }
+      const r = this.admitted(k.queue, [sent], '', reply);
       if (r.status !== 'collide') {
-        if (shards > 1) this.ctx.shards.jobs.remember(k.queue, r.id, k.shard);
+        if (n > 1) this.ctx.shards.jobs.remember(k.queue, r.id, k.shard);
         return this.ctx.durability.confirm('submit', k.queue, r.id);
       }
       // NOTE: the id is another job's; returning it would drop this job while claiming success.
-      if (i >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
+      if (minted++ >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
       job.id = mintJobId();
     }
   }
@@ -57,35 +64,108 @@ export class LaneAdmission {
       }
       named.set(job.group, job.tenant);
     });
-    const shards = await this.ctx.shards.count(k);
-    if (shards === 1) return this.ctx.durability.confirm('submitMany', k.queue, await this.submitIn(k, jobs, jobs.map((_, i) => i)));
-    const named1 = jobs.findIndex((j) => j.tenant !== undefined);
-    if (named1 >= 0) this.refuseTenant(k.queue, `items[${named1}].opts.tenant`);
+    const n = await this.ctx.shards.count(k);
+    if (n === 1) return this.ctx.durability.confirm('submitMany', k.queue, (await this.submitIn(k, jobs, jobs.map((_, i) => i))).ids);
+    await this.bind(k, n, jobs, 'items');
     // NOTE: each shard's items go in one call of their own, all at once; a refusal by one shard's
-    // script (a full lane) leaves what the other shards admitted (the README says so).
-    const parts = new Map<number, number[]>();
-    jobs.forEach((job, i) => {
-      const s = shardOf(job.group, shards);
-      const part = parts.get(s);
-      if (part) part.push(i);
-      else parts.set(s, [i]);
-    });
+    // script (a full lane) leaves what the other shards admitted (the README says so). A home
+    // shard that says some lanes live in their tenant's shard has admitted none of its items from
+    // that chunk on: those go again, now where their lanes live.
     const ids = new Array<string>(jobs.length);
-    await Promise.all([...parts].map(async ([s, places]) => {
-      const got = await this.submitIn(k.shardKeys(s), places.map((i) => jobs[i]), places);
-      got.forEach((id, j) => {
-        ids[places[j]] = id;
-        this.ctx.shards.jobs.remember(k.queue, id, s);
-      });
-    }));
+    let left = jobs.map((_, i) => i);
+    while (left.length > 0) {
+      const parts = new Map<number, { keys: LaneKeys; jobs: AdmitArgs[]; places: number[]; home: boolean }>();
+      for (const i of left) {
+        const [s, sent, home] = this.route(k, n, jobs[i]);
+        let part = parts.get(s.shard);
+        if (part === undefined) parts.set(s.shard, part = { keys: s, jobs: [], places: [], home: false });
+        part.jobs.push(sent);
+        part.places.push(i);
+        part.home ||= home;
+      }
+      const again: number[] = [];
+      await Promise.all([...parts.values()].map(async (part) => {
+        const got = await this.submitIn(part.keys, part.jobs, part.places, part.home);
+        got.ids.forEach((id, j) => {
+          if (id === undefined) return;
+          ids[part.places[j]] = id;
+          this.ctx.shards.jobs.remember(k.queue, id, part.keys.shard);
+        });
+        if (got.moved) {
+          this.learn(k, n, got.moved);
+          again.push(...got.rest.map((j) => part.places[j]));
+        }
+      }));
+      left = again.sort((a, b) => a - b);
+    }
     return this.ctx.durability.confirm('submitMany', k.queue, ids);
   }
 
   /**
-   * Admits `jobs` into one shard `k`, in chunks; `places[i]` is job i's place in the caller's items
-   * (what a refusal names). Returns the ids in the order of `jobs`.
+   * Where a job goes on a queue of `n` shards: the shard's keys, the job as sent there, and whether
+   * that shard is the lane's home asked where a bound lane lives (see lua/bindLanes-1.lua). A lane
+   * bound to a tenant, or named with one, lives in the tenant's shard, and its jobs go there naming
+   * the tenant; a lane this process knows no binding of goes home.
    */
-  private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[]): Promise<string[]> {
+  private route(k0: LaneKeys, n: number, job: AdmitArgs): [LaneKeys, AdmitArgs, boolean] {
+    if (n === 1) return [k0, job, false];
+    const tenant = job.tenant ?? this.ctx.shards.bindings.tenantOf(k0.queue, job.group);
+    if (tenant === undefined) return [k0.shardKeys(shardOf(job.group, n)), job, true];
+    return [k0.shardKeys(shardOf(tenant, n)), job.tenant === tenant ? job : { ...job, tenant }, false];
+  }
+
+  /** Records the bindings a home shard told (lane -> tenant). */
+  private learn(k0: LaneKeys, n: number, moved: Map<string, string>): void {
+    for (const [group, tenant] of moved) this.ctx.shards.bindings.remember(k0.queue, group, tenant);
+  }
+
+  /**
+   * On a sharded queue, binds each lane that `jobs` name a tenant for to that tenant in the lane's
+   * home shard (lua/bindLanes-1.lua: one call per home shard, all at once), unless this process
+   * already knows it bound so. Refuses, before any job of the call is written, a lane bound to
+   * another tenant, holding jobs at home under none, or with settings at home (`list` names
+   * submitMany's items).
+   */
+  private async bind(k0: LaneKeys, n: number, jobs: AdmitArgs[], list: string): Promise<void> {
+    const homes = new Map<number, { group: string; tenant: string; away: boolean; item: number }[]>();
+    const seen = new Set<string>();
+    jobs.forEach((job, i) => {
+      if (job.tenant === undefined || seen.has(job.group)) return;
+      seen.add(job.group);
+      const known = this.ctx.shards.bindings.tenantOf(k0.queue, job.group);
+      if (known === job.tenant) return;
+      if (known !== undefined) this.refuseBound(k0.queue, job, known, tenantArg(list, i));
+      const home = shardOf(job.group, n);
+      const lanes = homes.get(home) ?? [];
+      lanes.push({ group: job.group, tenant: job.tenant, away: shardOf(job.tenant, n) !== home, item: i });
+      homes.set(home, lanes);
+    });
+    await Promise.all([...homes].map(async ([home, lanes]) => {
+      const r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), lanes);
+      if ('refused' in r) {
+        const { item, current } = r.refused;
+        const job = jobs[lanes[item].item];
+        const argument = tenantArg(list, lanes[item].item);
+        if (current !== '') this.refuseBound(k0.queue, job, current, argument);
+        throw new EchoMqError(tenantTaken(argument, job.group, job.tenant ?? '', ''), { argument, queue: k0.queue });
+      }
+      if ('settings' in r) {
+        const l = lanes[r.settings];
+        const argument = tenantArg(list, l.item);
+        throw new EchoMqError(laneSettingsLeftBehind(argument, l.group, l.tenant), { argument, queue: k0.queue });
+      }
+      for (const l of lanes) this.ctx.shards.bindings.remember(k0.queue, l.group, l.tenant);
+    }));
+  }
+
+  /**
+   * Admits `jobs` into one shard `k`, in chunks; `places[i]` is job i's place in the caller's items
+   * (what a refusal names); `home`: `k` is the home of the lanes of the jobs naming no tenant, asked
+   * where bound ones live. Returns the ids in the order of `jobs`; when the home shard says some
+   * lanes live elsewhere (`moved`), `rest` are the jobs (places in `jobs`) it admitted none of.
+   */
+  private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], home = false):
+    Promise<{ ids: string[]; moved?: Map<string, string>; rest: number[] }> {
     // NOTE: a call of many chunks checks every chunk before it writes one, so one refused item
     // refuses the whole call (a writer between the checks and the writes can still make a later
     // chunk refuse). Where a lane has a maxDepth, a first pass over every chunk adds up each such
@@ -94,11 +174,14 @@ export class LaneAdmission {
     // second pass over every item).
     const ceilings = jobs.length > SUBMIT_CHUNK && (await this.ctx.scripts.hasDepthCeilings(k));
     const later = jobs.length > SUBMIT_CHUNK && !ceilings && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
+    const ids = new Array<string>(jobs.length);
     if (ceilings) {
       const lanes = new Map<string, LaneRoom & { first: number }>();
       for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
         const chunk = jobs.slice(start, start + SUBMIT_CHUNK);
-        const rooms = this.admitted(k.queue, chunk, 'items', await this.ctx.scripts.submitMany(k, chunk, true), (i) => places[start + i]) as LaneRoom[];
+        const reply = await this.ctx.scripts.submitMany(k, chunk, true, [], home);
+        if (isMoved(reply)) return { ids, moved: reply.moved, rest: jobs.map((_, i) => i) };
+        const rooms = this.admitted(k.queue, chunk, 'items', reply, (i) => places[start + i]) as LaneRoom[];
         for (const r of rooms) {
           const seen = lanes.get(r.group);
           if (seen) seen.fresh += r.fresh;
@@ -109,14 +192,17 @@ export class LaneAdmission {
         if (r.fresh > r.room) this.refuseFull(k.queue, jobs[r.first].group, `items[${places[r.first]}].group`, r.n);
       }
     }
-    const ids = new Array<string>(jobs.length);
     for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
       let batch = jobs.slice(start, start + SUBMIT_CHUNK).map((job, j) => ({ job, at: start + j }));
       for (let attempt = 0; batch.length > 0; attempt++) {
         const chunk = batch.map((b) => b.job);
         const check = start === 0 && attempt === 0 ? later : [];
         // NOTE: a refusal of a later chunk's lane names its item by its place in the call (the first chunk's offset is 0).
-        const reply = await this.ctx.scripts.submitMany(k, chunk, false, check);
+        const reply = await this.ctx.scripts.submitMany(k, chunk, false, check, home);
+        if (isMoved(reply)) {
+          const rest = [...batch.map((b) => b.at), ...jobs.slice(start + SUBMIT_CHUNK).map((_, j) => start + SUBMIT_CHUNK + j)];
+          return { ids, moved: reply.moved, rest };
+        }
         const results = this.admitted(k.queue, check.length > 0 ? jobs : chunk, 'items', reply,
           check.length > 0 ? (i) => places[i] : (i) => places[batch[i].at]) as AdmitResult[];
         const again: typeof batch = [];
@@ -132,7 +218,7 @@ export class LaneAdmission {
         batch = again;
       }
     }
-    return ids;
+    return { ids, rest: [] };
   }
 
   /**
@@ -151,9 +237,9 @@ export class LaneAdmission {
     throw new EchoMqError(tenantTaken(argument, job.group, job.tenant ?? '', current), { argument, queue });
   }
 
-  /** Tenants are not yet routed on a sharded queue (a tenant and its lanes must share one shard). */
-  private refuseTenant(queue: string, argument: string): never {
-    throw new EchoMqError(notOnShardedQueue('a submit naming a tenant', queue), { code: 'MISCONFIGURED', argument, queue });
+  /** The refusal of naming a tenant for a lane a sharded queue has bound to another (`bound`). */
+  private refuseBound(queue: string, job: AdmitArgs, bound: string, argument: string): never {
+    throw new EchoMqError(laneBoundElsewhere(argument, job.group, job.tenant ?? '', bound), { argument, queue });
   }
 
   /** The refusal of a submit into a lane that holds its maxDepth `n`. */
@@ -187,6 +273,16 @@ export class LaneAdmission {
     if (tc !== undefined && Buffer.byteLength(json) + tc.length <= this.ctx.options.maxPayloadBytes) args.tc = tc;
     return args;
   }
+}
+
+/** Whether a submit script answered that lanes live in their tenant's shard (see ShardRouter.ofLane). */
+function isMoved<T>(reply: AdmitReply<T>): reply is { moved: Map<string, string> } {
+  return typeof reply === 'object' && reply !== null && 'moved' in reply;
+}
+
+/** The argument naming the tenant of item `i` (`list`: submitMany's items; '' for a submit). */
+function tenantArg(list: string, i: number): string {
+  return list === '' ? 'opts.tenant' : `${list}[${i}].opts.tenant`;
 }
 
 /**

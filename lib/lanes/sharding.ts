@@ -1,3 +1,4 @@
+import { randomBytes } from 'crypto';
 import type { Cluster } from 'ioredis';
 import { MAX_SHARDS } from '../echomq.constants';
 import { shardsInCompat, shardsNeedCluster, shardsNotEmpty, shardsWithQueueLimit } from '../echomq.messages';
@@ -46,9 +47,15 @@ export class LaneSharding {
       const { empty, holds } = await this.ctx.scripts.setShards(shard, count, 'check');
       if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, i, holds), { code: 'NOT_EMPTY', queue: k.queue });
     }
-    const { empty, holds } = await this.ctx.scripts.setShards(k, count, 'set', tags);
+    const gen = randomBytes(6).toString('hex');
+    const { empty, holds } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
     if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0, holds), { code: 'NOT_EMPTY', queue: k.queue });
-    this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined });
+    this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen: count > 1 ? gen : undefined });
+    // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua).
+    if (now.n !== count || count > 1) {
+      const all = [...new Set([k, ...[...others.values()].map(([s]) => s)])];
+      await Promise.all(all.map((s) => this.ctx.scripts.setShards(s, count, 'unbind')));
+    }
     // The queue's own settings, which shard 0's meta holds, go to the new shards: its fairness and its pause.
     const fair = meta[1] as FairnessBy | null;
     for (let i = 1; i < count; i++) {

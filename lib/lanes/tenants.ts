@@ -10,7 +10,10 @@ import type { LaneContext } from './lane-context';
 /** @internal The longest timed pause of a tenant: ten years, as a lane's. */
 const MAX_PAUSE_MS = 10 * 365 * 24 * 3600 * 1000;
 
-/** @internal A tenant's settings (weight, ceiling, pause) and its state. */
+/**
+ * @internal A tenant's settings (weight, ceiling, pause) and its state, in the tenant's shard on a
+ * sharded queue (a tenant and all its lanes live in one shard, see ShardRouter.ofTenant).
+ */
 export class LaneTenants {
   private readonly scripts: TenantScripts;
 
@@ -21,15 +24,13 @@ export class LaneTenants {
   async weight(queue: string, tenant: unknown, weight: unknown): Promise<void> {
     const [k, t] = this.target('tenantWeight', queue, tenant);
     const w = checkInt('weight', weight, 1, 1_000_000, k.queue);
-    await this.ctx.shards.refuse(k, 'tenantWeight');
-    await this.scripts.weight(k, t, w);
+    await this.scripts.weight(await this.ctx.shards.ofTenant(k, t), t, w);
   }
 
   async limit(queue: string, tenant: unknown, limit: unknown): Promise<void> {
     const [k, t] = this.target('tenantLimit', queue, tenant);
     const ceiling = limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue);
-    await this.ctx.shards.refuse(k, 'tenantLimit');
-    await this.scripts.limit(k, t, ceiling);
+    await this.scripts.limit(await this.ctx.shards.ofTenant(k, t), t, ceiling);
   }
 
   async pause(queue: string, tenant: unknown, opts: unknown): Promise<void> {
@@ -41,14 +42,12 @@ export class LaneTenants {
       throw new EchoMqError(invalidArgument('opts.reason', `must be a string of at most ${PAUSE_REASON_MAX_BYTES} bytes`, reason),
         { argument: 'opts.reason', queue: k.queue });
     }
-    await this.ctx.shards.refuse(k, 'pauseTenant');
-    await this.scripts.pause(k, t, forMs, reason);
+    await this.scripts.pause(await this.ctx.shards.ofTenant(k, t), t, forMs, reason);
   }
 
   async resume(queue: string, tenant: unknown): Promise<void> {
     const [k, t] = this.target('resumeTenant', queue, tenant);
-    await this.ctx.shards.refuse(k, 'resumeTenant');
-    await this.scripts.resume(k, t);
+    await this.scripts.resume(await this.ctx.shards.ofTenant(k, t), t);
   }
 
   /** The queue's ceiling over all lanes and tenants: allowed on a compat module too. */
@@ -64,15 +63,16 @@ export class LaneTenants {
   async top(queue: string, count: unknown): Promise<TenantPending[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, 1_000, k.queue);
-    // NOTE: a sharded queue has no tenants yet (submits naming one are refused); its shards hold none.
-    if ((await this.ctx.shards.count(k)) > 1) return [];
-    return this.scripts.top(k, n);
+    // NOTE: a tenant lives in one shard, so each shard's top n, merged, holds the queue's.
+    const shards = await this.ctx.shards.all(k);
+    if (shards.length === 1) return this.scripts.top(k, n);
+    const tops = await Promise.all(shards.map((s) => this.scripts.top(s, n)));
+    return tops.flat().sort((a, b) => b.pending - a.pending || (a.tenant < b.tenant ? -1 : 1)).slice(0, n);
   }
 
   async info(queue: string, tenant: unknown): Promise<TenantInfo> {
     const [k, t] = this.target('tenant', queue, tenant);
-    await this.ctx.shards.refuse(k, 'tenant');
-    return this.scripts.info(k, t);
+    return this.scripts.info(await this.ctx.shards.ofTenant(k, t), t);
   }
 
   /** The queue's keys and the checked tenant name; every tenant method rejects on a compat module. */

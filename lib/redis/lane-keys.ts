@@ -51,6 +51,11 @@ export class LaneKeys {
 
   /** `${prefix}:{q}:shards`: the queue's shard count (a hash, field `n`; kept in shard 0, absent while unsharded). */
   readonly shards: string;
+  /**
+   * `${prefix}:{q}:bound`: on a sharded queue, the lanes whose home is this shard (the shard their own
+   * name hashes to) bound to a tenant, lane -> tenant (a hash): such a lane lives in its tenant's shard.
+   */
+  readonly bound: string;
   /** What goes between the braces: the queue's name, or `q{i` for its shard i >= 1. */
   readonly tag: string;
 
@@ -83,6 +88,7 @@ export class LaneKeys {
     this.delayed = this.base + 'gdelayed';
     this.ordered = this.base + 'gordered';
     this.shards = this.base + 'shards';
+    this.bound = this.base + 'bound';
   }
 
   private readonly otherShards = new Map<number, LaneKeys>();

@@ -67,8 +67,14 @@ export interface LaneRoom {
   n: number;
 }
 
-/** @internal What a submit script answered: one result per job, or the refusal of the whole call. */
-export type AdmitReply<T> = T | { refused: TenantRefusal } | { full: DepthRefusal };
+/**
+ * @internal What a submit script answered: one result per job, or the refusal of the whole call, or
+ * (a sharded queue's home shard, asked) the lanes that live in their tenant's shard, lane -> tenant.
+ */
+export type AdmitReply<T> = T | { refused: TenantRefusal } | { full: DepthRefusal } | { moved: Map<string, string> };
+
+/** @internal What bindLanes said: every lane bound, or the first it refused (0-based `item`). */
+export type BindReply = { ok: true } | { refused: TenantRefusal } | { settings: number };
 
 /** @internal Backoff and attempts a fail call applies. */
 export interface FailPolicy {
@@ -131,6 +137,7 @@ export const SCRIPT_OF = {
   shares: 'laneShares',
   oldestLanes: 'oldestLanes',
   shards: 'setShards',
+  bindLanes: 'bindLanes',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -209,15 +216,18 @@ export class LaneScripts {
     };
   }
 
-  async submit(k: LaneKeys, job: AdmitArgs): Promise<AdmitReply<AdmitResult>> {
+  /** Admits one job; `home`: `k` is the lane's home shard of a sharded queue (see lua/bindLanes), asked where a bound lane lives. */
+  async submit(k: LaneKeys, job: AdmitArgs, home = false): Promise<AdmitReply<AdmitResult>> {
     const args: (string | number)[] = [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'];
-    if (job.tc !== undefined || job.tenant !== undefined || job.cost !== undefined) args.push(job.tc ?? '');
-    if (job.tenant !== undefined || job.cost !== undefined) args.push(job.tenant ?? '');
-    if (job.cost !== undefined) args.push(job.cost);
+    if (home || job.tc !== undefined || job.tenant !== undefined || job.cost !== undefined) args.push(job.tc ?? '');
+    if (home || job.tenant !== undefined || job.cost !== undefined) args.push(job.tenant ?? '');
+    if (home || job.cost !== undefined) args.push(job.cost ?? '');
+    if (home) args.push('1');
     // NOTE: the script derives the lane's and the queue's keys from the base (see lua/submit): each key passed costs a call.
     const reply = (await this.run('submit', k.queue, 'submit', [k.job(job.id)], args)) as string[];
     if (reply[0] === 'tenant') return { refused: { item: 0, current: reply[1] } };
     if (reply[0] === 'full') return { full: { item: 0, n: Number(reply[1]) } };
+    if (reply[0] === 'moved') return { moved: new Map([[job.group, reply[1]]]) };
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
 
@@ -225,9 +235,10 @@ export class LaneScripts {
    * Admits a chunk; `checkOnly`: only checks the tenants it names and reads the room of its lanes
    * that have a maxDepth (nothing written; [] when no lane has one), see {@link laneRooms}.
    * `later`: the lanes that later chunks of the call name tenants for, checked before this one writes.
+   * `home`: `k` is the home shard of the lanes of the jobs naming no tenant (see {@link submit}).
    */
-  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false, later: LaterTenant[] = []): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
-    const count = checkOnly ? `?${jobs.length}` : later.length > 0 ? `${jobs.length}+${later.length}` : jobs.length;
+  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false, later: LaterTenant[] = [], home = false): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
+    const count = (checkOnly ? `?${jobs.length}` : later.length > 0 ? `${jobs.length}+${later.length}` : `${jobs.length}`) + (home ? 'b' : '');
     const args: (string | number)[] = [k.base, count];
     // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
     // a 9th (its tenant) only when some job names one, a 10th (its cost) only when some job has one.
@@ -245,6 +256,11 @@ export class LaneScripts {
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as (string | number)[];
     if (reply[0] === 'tenant') return { refused: { item: Number(reply[1]) - 1, current: String(reply[2]) } };
     if (reply[0] === 'full') return { full: { item: Number(reply[1]) - 1, n: Number(reply[2]) } };
+    if (reply[0] === 'moved') {
+      const moved = new Map<string, string>();
+      for (let i = 1; i + 1 < reply.length; i += 2) moved.set(String(reply[i]), String(reply[i + 1]));
+      return { moved };
+    }
     if (reply[0] === 'room') {
       const rooms: LaneRoom[] = [];
       for (let i = 1; i + 3 < reply.length; i += 4) {
@@ -303,10 +319,20 @@ export class LaneScripts {
    * queue's shard map, `n` and its shards' `tags` ('set'); whether the shard was empty (nothing
    * written when not, `holds` saying what it held), and the count before.
    */
-  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set', tags: string[] | null = null):
+  /** Binds lanes to tenants in their home shard `k` (see lua/bindLanes); `away`: the tenant's shard is another. */
+  async bindLanes(k: LaneKeys, lanes: { group: string; tenant: string; away: boolean }[]): Promise<BindReply> {
+    const args: (string | number)[] = [k.base];
+    for (const l of lanes) args.push(l.group, l.tenant, l.away ? '1' : '0');
+    const reply = (await this.run('submit', k.queue, 'bindLanes', [k.bound], args)) as (string | number)[];
+    if (reply[0] === 'tenant') return { refused: { item: Number(reply[1]) - 1, current: String(reply[2]) } };
+    if (reply[0] === 'settings') return { settings: Number(reply[1]) - 1 };
+    return { ok: true };
+  }
+
+  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind', tags: string[] | null = null, gen = ''):
     Promise<{ empty: boolean; before: number; holds: 'jobs' | 'lanes' | '' }> {
     const [empty, before, holds] = (await this.run('shards', k.queue, 'setShards', [k.shards],
-      [k.base, n, mode, tags ? JSON.stringify(tags) : ''])) as [number, number, string];
+      [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen])) as [number, number, string];
     return { empty: Number(empty) === 1, before: Number(before), holds: holds as 'jobs' | 'lanes' | '' };
   }
 

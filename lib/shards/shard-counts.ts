@@ -8,10 +8,13 @@ export const SHARDS_REFRESH_MS = 1_000;
 export interface ShardMap {
   n: number;
   tags?: string[];
+  /** A token each `shards()` call stores anew (field gen), so a process sees a new map of the same count. */
+  gen?: string;
 }
 
 interface Known {
   n: number;
+  gen?: string;
   at: number;
   /** The first read, while it is under way (calls made meanwhile share it). */
   first?: Promise<number>;
@@ -28,7 +31,8 @@ interface Known {
 export class ShardCounts {
   private readonly known = new Map<string, Known>();
 
-  constructor(private readonly readMap: (k: LaneKeys) => Promise<ShardMap>) {}
+  /** `changed`: told the queue whose map (count or generation) differs from the one known before. */
+  constructor(private readonly readMap: (k: LaneKeys) => Promise<ShardMap>, private readonly changed: (queue: string) => void = () => undefined) {}
 
   of(k: LaneKeys): number | Promise<number> {
     const e = this.known.get(k.queue);
@@ -47,7 +51,9 @@ export class ShardCounts {
     // NOTE: bounded, as the keys of queues are (LaneContext.keysOf): a caller cycling through queue names cannot grow it without end.
     if (this.known.size > 10_000 && !this.known.has(k.queue)) this.known.clear();
     k.useShardTags(map.n > 1 ? map.tags : undefined);
-    this.known.set(k.queue, { n: map.n, at: Date.now() });
+    const before = this.known.get(k.queue);
+    if (before !== undefined && (before.n !== map.n || before.gen !== map.gen)) this.changed(k.queue);
+    this.known.set(k.queue, { n: map.n, gen: map.gen, at: Date.now() });
   }
 
   private readFirst(k: LaneKeys): Promise<number> {
@@ -65,17 +71,20 @@ export class ShardCounts {
   }
 }
 
-/** @internal A shard map as the hash `emq:{q}:shards` holds it (fields n and tags), read with HMGET. */
-export function toShardMap(queue: string, n: unknown, tags: unknown): ShardMap {
+/** @internal A shard map as the hash `emq:{q}:shards` holds it (fields n, tags and gen), read with HMGET. */
+export function toShardMap(queue: string, n: unknown, tags: unknown, gen?: unknown): ShardMap {
   const count = Number(n) || 1;
-  if (count === 1 || typeof tags !== 'string') return { n: count };
+  const map: ShardMap = { n: count };
+  if (count > 1 && typeof gen === 'string') map.gen = gen;
+  if (count === 1 || typeof tags !== 'string') return map;
   let parsed: unknown;
   try {
     parsed = JSON.parse(tags);
   } catch {
-    return { n: count };
+    return map;
   }
-  return isTagList(parsed, queue, count) ? { n: count, tags: parsed } : { n: count };
+  if (isTagList(parsed, queue, count)) map.tags = parsed;
+  return map;
 }
 
 /**

@@ -3,6 +3,7 @@ import { EchoMqError } from '../errors';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { RedisClient } from '../scripts/lane-scripts';
+import { LaneBindings } from './lane-bindings';
 import { JobShards, ShardCounts, ShardMap, toShardMap } from './shard-counts';
 import { shardOf } from './shard-hash';
 import { ShardVisits } from './shard-visits';
@@ -20,16 +21,18 @@ export class ShardRouter {
   readonly counts: ShardCounts;
   /** Which shard holds each job this process submitted or claimed on a sharded queue. */
   readonly jobs = new JobShards();
+  /** Which lanes of sharded queues this process knows to be bound to a tenant (living in its shard). */
+  readonly bindings = new LaneBindings();
   private readonly visits = new Map<string, ShardVisits>();
 
   constructor(private readonly client: RedisClient, private readonly options: ResolvedEchoMqOptions, private readonly read: Read) {
-    this.counts = new ShardCounts((k) => this.readMap(k));
+    this.counts = new ShardCounts((k) => this.readMap(k), (queue) => this.bindings.forget(queue));
   }
 
   /** The queue's shard map as the server holds it now (count and tags; n 1 while it is unsharded). */
   async readMap(k: LaneKeys): Promise<ShardMap> {
-    const [n, tags] = await this.read('shards', k, this.client.hmget(k.shards, 'n', 'tags'));
-    return toShardMap(k.queue, n, tags);
+    const [n, tags, gen] = await this.read('shards', k, this.client.hmget(k.shards, 'n', 'tags', 'gen'));
+    return toShardMap(k.queue, n, tags, gen);
   }
 
   /**
@@ -40,10 +43,32 @@ export class ShardRouter {
     return this.options.compat === 'echomq' ? 1 : this.counts.of(k);
   }
 
-  /** Keys of the shard that holds the lane named `group`; the queue's own keys while unsharded. */
+  /**
+   * Keys of the shard that holds the lane named `group`: its tenant's shard when the lane is bound
+   * to one (see lua/bindLanes-1.lua), else its home, the shard its name hashes to; the queue's own
+   * keys while unsharded.
+   */
   async ofLane(k: LaneKeys, group: string): Promise<LaneKeys> {
     const n = await this.count(k);
-    return n === 1 ? k : k.shardKeys(shardOf(group, n));
+    if (n === 1) return k;
+    const tenant = await this.boundTenant(k, group, n);
+    return k.shardKeys(shardOf(tenant ?? group, n));
+  }
+
+  /** Keys of the shard that holds tenant `tenant` and all its lanes; the queue's own keys while unsharded. */
+  async ofTenant(k: LaneKeys, tenant: string): Promise<LaneKeys> {
+    const n = await this.count(k);
+    return n === 1 ? k : k.shardKeys(shardOf(tenant, n));
+  }
+
+  /** The tenant a lane of a sharded queue of `n` shards is bound to (null: none), as known here or read from its home. */
+  async boundTenant(k: LaneKeys, group: string, n: number): Promise<string | null> {
+    const known = this.bindings.tenantOf(k.queue, group);
+    if (known !== undefined) return known;
+    const home = k.shardKeys(shardOf(group, n));
+    const tenant = await this.read('lane', home, this.client.hget(home.bound, group));
+    if (tenant !== null) this.bindings.remember(k.queue, group, tenant);
+    return tenant;
   }
 
   /** Keys of every shard of a queue, shard 0 (the queue's own keys) first. */
@@ -85,7 +110,7 @@ export class ShardRouter {
 
   /**
    * Refuses `operation` on a sharded queue (code MISCONFIGURED): one whose meaning spans the shards
-   * in a way their scripts, each confined to its own slot, cannot keep (a tenant, a queue-wide ceiling).
+   * in a way their scripts, each confined to its own slot, cannot keep (a queue-wide ceiling).
    */
   async refuse(k: LaneKeys, operation: string): Promise<void> {
     if ((await this.count(k)) > 1) {

@@ -1,0 +1,48 @@
+--[[
+  bindLanes: on a sharded queue, bind lanes to the tenants that submits name for them, in the lanes'
+  home shard (the shard a lane's own name hashes to). A lane under tenant T lives in T's shard (a
+  tenant and all its lanes share one shard); its home keeps the binding, emq:{q}:bound (lane ->
+  tenant), so that a submit naming no tenant, sent home, learns where the lane lives (see submit's
+  ARGV[12] and submitMany's 'b'). A binding stays while the queue keeps its shard count.
+
+  KEYS[1] bound  emq:{q}:bound (of the lanes' home shard)
+
+  ARGV[1] base   'emq:{q}:' of that shard; must be the prefix of KEYS[1]
+  then 3 values per lane: group, tenant, away ('1' when the tenant's shard is not this one)
+
+  Reply: { 'ok' } when every lane given is bound to its tenant now; with nothing written,
+  { 'tenant', i, current } when lane i (1-based) is bound to another tenant (current), or holds
+  pending or active jobs here under none (current ''); { 'settings', i } when lane i has settings
+  here (weight, ceiling, rate, pause, order) and its tenant's shard is another one: they would stay
+  behind, read by nobody.
+  Clock: none.
+  Derived keys: the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive and the lane index
+  emq:{q}:lanes (an entry without pending jobs is a lane with settings), from ARGV[1].
+]]
+local rcall = redis.call
+
+local base = ARGV[1]
+if KEYS[1] ~= base .. 'bound' or (#ARGV - 1) % 3 ~= 0 then
+  return redis.error_reply('ERR echomq: bindLanes arguments do not match its keys')
+end
+local fresh = {}
+for o = 2, #ARGV, 3 do
+  local group, tenant, away = ARGV[o], ARGV[o + 1], ARGV[o + 2] == '1'
+  local item = (o + 1) / 3
+  if group == '' or tenant == '' then
+    return redis.error_reply('ERR echomq: bindLanes needs a group and a tenant for every lane')
+  end
+  local current = rcall('HGET', KEYS[1], group)
+  if current and current ~= tenant then return { 'tenant', item, current } end
+  if not current and fresh[group] == nil then
+    if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', base .. 'gactive', group) then
+      return { 'tenant', item, '' }
+    end
+    if away and rcall('ZSCORE', base .. 'lanes', group) then return { 'settings', item } end
+    fresh[group] = tenant
+  elseif fresh[group] and fresh[group] ~= tenant then
+    return { 'tenant', item, fresh[group] }
+  end
+end
+for group, tenant in pairs(fresh) do rcall('HSET', KEYS[1], group, tenant) end
+return { 'ok' }

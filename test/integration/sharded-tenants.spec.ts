@@ -1,0 +1,209 @@
+import type IORedis from 'ioredis';
+import { EchoMqError } from '../../lib/errors';
+import type { LaneJob } from '../../lib/interfaces';
+import type { LanesService } from '../../lib/lanes.service';
+import { tenantEntry } from '../../lib/redis/lane-keys';
+import { shardOf } from '../../lib/shards/shard-hash';
+import { drain, engineFixture, keysOf } from '../support/engine';
+import { lanesOn, lanesPerShard } from '../support/lanes';
+
+const SHARDS = 4;
+
+/** The server's count of writes since its last save: any write moves it. */
+async function dirty(client: IORedis): Promise<number> {
+  return Number(/rdb_changes_since_last_save:(\d+)/.exec(await client.info('persistence'))![1]);
+}
+
+async function rejects(p: Promise<unknown>): Promise<EchoMqError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(EchoMqError);
+    return err as EchoMqError;
+  }
+  throw new Error('expected a rejection');
+}
+
+/**
+ * Tenants on a sharded queue: a tenant and all its lanes live in the tenant's shard; the lane's
+ * home shard (its own name's) keeps its binding, so a submit naming no tenant finds the lane.
+ */
+describe('tenants on a sharded queue (shardsOnOneServer)', () => {
+  const engine = engineFixture({ shardsOnOneServer: true });
+  const { queues } = engine;
+  let client: IORedis;
+  let lanes: LanesService;
+  /** Another process: it knows no binding this one learned. */
+  const fresh = (): LanesService => lanesOn(client, { shardsOnOneServer: true });
+  beforeAll(() => {
+    ({ client, lanes } = engine);
+  });
+
+  /** A tenant name of shard `t` and, for it, lane names whose home is another shard (`away`) and the tenant's own (`near`). */
+  const names = (t: number): { tenant: string; away: string[]; near: string[] } => {
+    const tenant = lanesPerShard(SHARDS, 1, 'tenant-')[t][0];
+    const byShard = lanesPerShard(SHARDS, 3, `lane-of-${tenant}-`);
+    return { tenant, away: byShard.filter((_, i) => i !== t).flat(), near: byShard[t] };
+  };
+
+  it('fairness 6 over the shards: A\'s 20 lanes, B\'s one and five free lanes each get about one claim in seven, A\'s over its lanes', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const items: { group: string; payload: number; opts?: { tenant: string } }[] = [];
+    for (let l = 0; l < 20; l++) for (let i = 0; i < 50; i++) items.push({ group: `a${l}`, payload: i, opts: { tenant: 'A' } });
+    for (let i = 0; i < 50; i++) items.push({ group: 'b0', payload: i, opts: { tenant: 'B' } });
+    for (let l = 0; l < 5; l++) for (let i = 0; i < 10; i++) items.push({ group: `free${l}`, payload: i });
+    await lanes.submitMany(q, items);
+    const who = (group: string): string => (group.startsWith('a') ? 'A' : group.startsWith('b') ? 'B' : group);
+    const got = new Map<string, number>();
+    const aLanes = new Set<string>();
+    for (let i = 0; i < 70; i++) {
+      const job = (await lanes.claim(q))!;
+      got.set(who(job.group), (got.get(who(job.group)) ?? 0) + 1);
+      if (job.group.startsWith('a')) aLanes.add(job.group);
+      await lanes.complete(q, job.id, job.attempt);
+    }
+    console.log(`[sharded] fairness 6 over ${SHARDS} shards, first 70 claims: ${[...got].map(([w, n]) => `${w} ${n}`).join(', ')}; A over ${aLanes.size} lanes`);
+    for (const w of ['A', 'B', 'free0', 'free1', 'free2', 'free3', 'free4']) expect(Math.abs((got.get(w) ?? 0) - 10)).toBeLessThanOrEqual(2);
+    expect(aLanes.size).toBe(got.get('A'));
+  });
+
+  it('a tenant and all its lanes live in the tenant\'s shard; a lane whose home is another shard is bound there', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const { tenant, away, near } = names(2);
+    const k = keysOf(q);
+    const at = k.shardKeys(2);
+    for (const g of [...away, ...near]) await lanes.submit(q, g, { g }, { tenant });
+    for (const g of [...away, ...near]) {
+      expect(await client.zcard(at.lane(g))).toBe(1);
+      expect(await client.get(at.laneTenant(g))).toBe(tenant);
+      const home = k.shardKeys(shardOf(g, SHARDS));
+      expect(await client.hget(home.bound, g)).toBe(tenant);
+      if (home !== at) expect(await client.exists(home.lane(g))).toBe(0);
+    }
+    // The tenant's shard's ring holds the tenant once, its own ring every lane.
+    expect(await client.lrange(at.ring, 0, -1)).toEqual([tenantEntry(tenant)]);
+    expect((await client.lrange(at.tenantRing(tenant), 0, -1)).sort()).toEqual([...away, ...near].sort());
+    expect(await lanes.tenant(q, tenant)).toMatchObject({ tenant, lanes: away.length + near.length, pending: away.length + near.length, inRing: true });
+    expect((await lanes.lane(q, away[0])).tenant).toBe(tenant);
+    expect((await fresh().lane(q, away[0])).tenant).toBe(tenant);
+  });
+
+  it('a submit naming no tenant, from a process that never saw the lane, goes to the lane in its tenant\'s shard (FIFO kept)', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const { tenant, away } = names(1);
+    const [a, b] = away;
+    await lanes.submit(q, a, { i: 0 }, { tenant });
+    await lanes.submitMany(q, [{ group: b, payload: { i: 0 }, opts: { tenant } }, { group: 'loose', payload: { i: 0 } }]);
+    const other = fresh();
+    await other.submit(q, a, { i: 1 });
+    await other.submitMany(q, [{ group: b, payload: { i: 1 } }, { group: 'loose', payload: { i: 1 } }, { group: a, payload: { i: 2 } }]);
+    const at = keysOf(q).shardKeys(1);
+    expect(await client.zcard(at.lane(a))).toBe(3);
+    expect(await client.zcard(at.lane(b))).toBe(2);
+    expect(await client.get(at.laneTenant(a))).toBe(tenant);
+    expect(await client.exists(keysOf(q).shardKeys(shardOf('loose', SHARDS)).laneTenant('loose'))).toBe(0);
+    const served = await drain(lanes, q);
+    const order = (g: string): number[] => served.filter((j) => j.group === g).map((j) => (j.payload as { i: number }).i);
+    expect(order(a)).toEqual([0, 1, 2]);
+    expect(order(b)).toEqual([0, 1]);
+    expect(order('loose')).toEqual([0, 1]);
+  });
+
+  it('refuses, writing nothing: another tenant for a bound lane (even empty), a tenant for a lane holding jobs under none, a lane with settings left behind', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const { tenant, away } = names(0);
+    const other = names(3).tenant;
+    await lanes.submit(q, away[0], 1, { tenant });
+    await drain(lanes, q);
+    await lanes.submit(q, away[1], 1);
+    await lanes.weight(q, away[2], 3);
+    const before = await dirty(client);
+    for (const service of [lanes, fresh()]) {
+      const bound = await rejects(service.submit(q, away[0], 2, { tenant: other }));
+      expect(bound.argument).toBe('opts.tenant');
+      expect(bound.message).toContain(`bound to tenant "${tenant}"`);
+    }
+    const loose = await rejects(lanes.submit(q, away[1], 2, { tenant }));
+    expect(loose.argument).toBe('opts.tenant');
+    expect(loose.message).toContain('under no tenant');
+    const settings = await rejects(lanes.submitMany(q, [{ group: 'x', payload: 1 }, { group: away[2], payload: 2, opts: { tenant } }]));
+    expect(settings.argument).toBe('items[1].opts.tenant');
+    expect(settings.message).toContain('settings');
+    expect(await dirty(client)).toBe(before);
+    // The bound lane still takes its own tenant, and jobs naming none, in the tenant's shard.
+    await lanes.submit(q, away[0], 3, { tenant });
+    await fresh().submit(q, away[0], 4);
+    expect(await client.zcard(keysOf(q).shardKeys(shardOf(tenant, SHARDS)).lane(away[0]))).toBe(2);
+    expect((await drain(lanes, q)).map((j) => j.group).sort()).toEqual([away[0], away[0], away[1]].sort());
+  });
+
+  it('tenant settings work in the tenant\'s shard: a limit holds, a pause parks, a weight takes more turns; topTenants gathers the shards', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const tenants = lanesPerShard(SHARDS, 1, 'tenant-').map((l) => l[0]);
+    const items = tenants.flatMap((tenant, t) => Array.from({ length: 3 }, (_, l) => l).flatMap((l) =>
+      Array.from({ length: 4 + t }, (_, i) => ({ group: `${tenant}-lane-${l}`, payload: { i }, opts: { tenant } }))));
+    await fresh().submitMany(q, items);
+    expect(await lanes.topTenants(q, 3)).toEqual([tenants[3], tenants[2], tenants[1]].map((tenant, i) => ({ tenant, pending: 3 * (7 - i) })));
+
+    await lanes.tenantLimit(q, tenants[0], 1);
+    await lanes.pauseTenant(q, tenants[1]);
+    expect(await fresh().tenant(q, tenants[0])).toMatchObject({ limit: 1, lanes: 3, pending: 12 });
+    expect(await fresh().tenant(q, tenants[1])).toMatchObject({ paused: true, inRing: false });
+    const held: LaneJob[] = [];
+    for (let i = 0; i < 40; i++) {
+      const { jobs } = await lanes.claimMany(q, 4);
+      held.push(...jobs);
+    }
+    const tenantOf = (j: LaneJob): string => j.group.replace(/-lane-\d+$/, '');
+    const of = (t: number): LaneJob[] => held.filter((j) => tenantOf(j) === tenants[t]);
+    expect(of(0)).toHaveLength(1);
+    expect(of(1)).toHaveLength(0);
+    expect(of(2)).toHaveLength(18);
+    expect(of(3)).toHaveLength(21);
+    await lanes.resumeTenant(q, tenants[1]);
+    await lanes.completeMany(q, held.map((j) => ({ jobId: j.id, token: j.attempt })));
+    expect((await lanes.claimMany(q, 100)).jobs.map(tenantOf).sort()).toEqual([
+      tenants[0], ...Array(15).fill(tenants[1])].sort());
+  });
+
+  it('a weighted tenant takes w turns of its own ring per turn of its shard\'s ring', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const { tenant, away } = names(2);
+    const rival = lanesPerShard(SHARDS, 1, 'rival-')[2][0];
+    await lanes.tenantWeight(q, tenant, 3);
+    expect((await lanes.tenant(q, tenant)).weight).toBe(3);
+    await lanes.submitMany(q, [
+      ...away.slice(0, 3).flatMap((g) => Array.from({ length: 6 }, (_, i) => ({ group: g, payload: i, opts: { tenant } }))),
+      ...Array.from({ length: 18 }, (_, i) => ({ group: 'rival-lane', payload: i, opts: { tenant: rival } })),
+    ]);
+    // Each turn of the shard's ring: three of the tenant's lanes, one job of the rival's.
+    const jobs = (await lanes.wclaimMany(q, 8)).turns.flat();
+    expect(jobs.filter((j) => j.group !== 'rival-lane')).toHaveLength(12);
+    expect(jobs.filter((j) => j.group === 'rival-lane')).toHaveLength(4);
+  });
+
+  it('shards() on the emptied queue drops the bindings: every process then lets the lane take another tenant', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const { tenant, away } = names(1);
+    const other = names(2).tenant;
+    const second = fresh();
+    await second.submit(q, away[0], 1, { tenant });
+    await drain(lanes, q);
+    await lanes.shards(q, SHARDS);
+    // NOTE: the second process reads the new map within a second, and forgets the old bindings.
+    await new Promise((r) => setTimeout(r, 1_100));
+    await second.stats(q);
+    await new Promise((r) => setTimeout(r, 50));
+    await second.submit(q, away[0], 2, { tenant: other });
+    expect(await client.zcard(keysOf(q).shardKeys(shardOf(other, SHARDS)).lane(away[0]))).toBe(1);
+    expect((await lanes.lane(q, away[0])).tenant).toBe(other);
+    expect((await drain(lanes, q)).map((j) => j.group)).toEqual([away[0]]);
+  });
+});
