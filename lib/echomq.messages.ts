@@ -169,9 +169,8 @@ export const laneSettingsLeftBehind = (argument: string, group: string, tenant: 
   `Invalid argument "${argument}": on this sharded queue lane "${group}" has settings (a weight, limit, rate, pause, maxDepth or ordered) in its own shard, and naming tenant "${tenant}" for it would move the lane to the tenant's shard without them. `
   + 'Name the tenant in the lane\'s first submit and set the lane\'s settings after it, or clear them (limit null, weight 1, …), submit, then set them again.';
 
-export const shardsNotEmpty = (queue: string, shard: number, holds: 'jobs' | 'lanes' | ''): string => holds === 'lanes'
-  ? `shards: queue ${show(queue)} has lanes with settings${shard > 0 ? ` (in its shard ${shard})` : ''} (a weight, limit, rate, pause, maxDepth or ordered), which live in their lane's shard and would be left behind by a new count. Clear them (limit null, weight 1, …), call shards, then set them again.`
-  : `shards: queue ${show(queue)} holds jobs${shard > 0 ? ` (in its shard ${shard})` : ''}; its shard count changes only while it holds no pending, scheduled, active or dead job. Drain it (or wait for it to empty), then call shards again.`;
+export const shardsNotEmpty = (queue: string, shard: number): string =>
+  `shards: queue ${show(queue)} holds jobs${shard > 0 ? ` (in its shard ${shard})` : ''}; its shard count changes only while it holds no pending, scheduled, active or dead job. Drain it (or wait for it to empty), then call shards again.`;
 
 export const shardsWithQueueLimit = (queue: string): string =>
   `shards: queue ${show(queue)} has a queueLimit, which a sharded queue cannot keep (each shard counts only its own leases). Remove it (queueLimit(queue, null)) before sharding.`;

@@ -1,8 +1,8 @@
 --[[
-  setShards: check that one shard of a queue holds no job and no lane, and on shard 0 store the
-  queue's shard map. A queue may be sharded (or its count changed) only while it holds no pending,
-  scheduled, active or dead job (kept completed rows do not count) and no lane with settings (a
-  lane's settings live in its shard, which a new count may change). The caller checks every other
+  setShards: check that one shard of a queue holds no job, and on shard 0 store the queue's shard
+  map. A queue may be sharded (or its count changed) only while it holds no pending, scheduled,
+  active or dead job (kept completed rows do not count); the caller moves lanes' and tenants'
+  settings to their new shards around the change (lib/shards/settings-move.ts). The caller checks every other
   shard first (mode 'check'), then shard 0 checks itself again and writes (mode 'set'), in one script.
   Once the new count is stored, every shard of the old and the new map drops its lanes' bindings to
   tenants (mode 'unbind': see bindLanes; they were made for the old count, and the queue is empty).
@@ -17,14 +17,16 @@
   ARGV[5] gen    optional: a token stored with the map (field gen), new at every 'set', so that a
                  process that knew the old map (and its lanes' bindings) sees it changed
 
-  Reply: { ok (1 when the shard holds nothing of the above; 0, and nothing written, when it does),
-  the count stored before (1 when none), what it holds: 'jobs', 'lanes' or '' }
+  Reply: { ok (1 when the shard holds no job; 0, and nothing written, when it does), the count
+  stored before (1 when none) }
   Clock: none.
   Derived keys: active, schedule, dead, pending (the flat set) and lanes (the lane index: a lane of
-  depth >= 1, or a head entry, is a lane holding a pending job; any other entry, a lane with
-  settings) of the same shard, and its bound (mode 'unbind'), from ARGV[1].
+  depth >= 1 holds a pending job; a head entry alone may outlive its lane's jobs, see headBack) of
+  the same shard, and its bound
+  (mode 'unbind'), from ARGV[1].
 ]]
 local rcall = redis.call
+--- @include "headEntry"
 
 local base, n, mode, tags = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] or ''
 if KEYS[1] ~= base .. 'shards' or not n or n < 1 or n > 64 or n % 1 ~= 0 or (mode ~= 'check' and mode ~= 'set' and mode ~= 'unbind') then
@@ -32,13 +34,12 @@ if KEYS[1] ~= base .. 'shards' or not n or n < 1 or n > 64 or n % 1 ~= 0 or (mod
 end
 if mode == 'unbind' then
   rcall('DEL', base .. 'bound')
-  return { 1, n, '' }
+  return { 1, n }
 end
 local before = tonumber(rcall('HGET', KEYS[1], 'n')) or 1
 local jobs = rcall('ZCARD', base .. 'active') + rcall('ZCARD', base .. 'schedule') + rcall('ZCARD', base .. 'dead')
-  + rcall('ZCARD', base .. 'pending') + rcall('ZCOUNT', base .. 'lanes', '1', '+inf')
-if jobs > 0 then return { 0, before, 'jobs' } end
-if rcall('ZCARD', base .. 'lanes') > 0 then return { 0, before, 'lanes' } end
+  + rcall('ZCARD', base .. 'pending') + rcall('ZCOUNT', base .. 'lanes', '1', DEPTH_BELOW_HEADS)
+if jobs > 0 then return { 0, before } end
 if mode == 'set' then
   if n == 1 then
     rcall('DEL', KEYS[1])
@@ -48,4 +49,4 @@ if mode == 'set' then
     if (ARGV[5] or '') ~= '' then rcall('HSET', KEYS[1], 'gen', ARGV[5]) else rcall('HDEL', KEYS[1], 'gen') end
   end
 end
-return { 1, before, '' }
+return { 1, before }

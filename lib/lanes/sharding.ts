@@ -6,6 +6,8 @@ import { EchoMqError } from '../errors';
 import type { FairnessBy } from '../interfaces';
 import { LaneKeys } from '../redis/lane-keys';
 import { FairnessScripts } from '../scripts/fairness-scripts';
+import { SettingsMove } from '../shards/settings-move';
+import { shardOf } from '../shards/shard-hash';
 import { plainTag, SlotRange, spreadTags } from '../shards/shard-tags';
 import { checkInt } from '../validation/validate';
 import type { LaneContext } from './lane-context';
@@ -40,21 +42,39 @@ export class LaneSharding {
     // NOTE: every other shard of the old and the new map is checked first, then shard 0 checks itself
     // and writes in one script; a submit racing the change can still land in between (the caller
     // changes the count of a queue nobody writes to, see the README).
+    const oldKeys = (i: number): LaneKeys => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, now.tags?.[i]));
+    const nextKeys = (i: number): LaneKeys => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, next[i]));
     const others = new Map<string, [LaneKeys, number]>();
-    for (let i = 1; i < now.n; i++) others.set(now.tags?.[i] ?? plainTag(k.queue, i), [new LaneKeys(k.prefix, k.queue, i, now.tags?.[i]), i]);
-    for (let i = 1; i < count; i++) others.set(next[i], [new LaneKeys(k.prefix, k.queue, i, next[i]), i]);
+    for (let i = 1; i < now.n; i++) others.set(oldKeys(i).base, [oldKeys(i), i]);
+    for (let i = 1; i < count; i++) others.set(nextKeys(i).base, [nextKeys(i), i]);
     for (const [shard, i] of others.values()) {
-      const { empty, holds } = await this.ctx.scripts.setShards(shard, count, 'check');
-      if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, i, holds), { code: 'NOT_EMPTY', queue: k.queue });
+      const { empty } = await this.ctx.scripts.setShards(shard, count, 'check');
+      if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, i), { code: 'NOT_EMPTY', queue: k.queue });
     }
+    // NOTE: settings live in their lane's (their tenant's) shard: they are copied before the new
+    // map is stored and cleared after it (shards/settings-move.ts).
+    const move = new SettingsMove(this.ctx);
+    const byBase = new Map<string, LaneKeys>();
+    const shardOfNew = (i: number): LaneKeys => {
+      const keys = nextKeys(i);
+      if (!byBase.has(keys.base)) byBase.set(keys.base, keys);
+      return byBase.get(keys.base)!;
+    };
+    const plan = await move.plan(Array.from({ length: now.n }, (_, i) => oldKeys(i)), count, shardOfNew);
+    await move.copy(plan);
     const gen = randomBytes(6).toString('hex');
-    const { empty, holds } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
-    if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0, holds), { code: 'NOT_EMPTY', queue: k.queue });
+    const { empty } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
+    if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
     this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen: count > 1 ? gen : undefined });
-    // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua).
-    if (now.n !== count || count > 1) {
-      const all = [...new Set([k, ...[...others.values()].map(([s]) => s)])];
-      await Promise.all(all.map((s) => this.ctx.scripts.setShards(s, count, 'unbind')));
+    await move.clear(plan);
+    // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua): the
+    // bindings go, and the lanes with settings under a tenant are bound again where they now live.
+    await Promise.all([k, ...[...others.values()].map(([shard]) => shard)].map((shard) => this.ctx.scripts.setShards(shard, count, 'unbind')));
+    if (count > 1) {
+      for (const { group, tenant } of plan.bound) {
+        const home = shardOf(group, count);
+        if (home !== shardOf(tenant, count)) await this.ctx.scripts.bindLanes(k.shardKeys(home), [{ group, tenant, away: true }]);
+      }
     }
     // The queue's own settings, which shard 0's meta holds, go to the new shards: its fairness and its pause.
     const fair = meta[1] as FairnessBy | null;

@@ -167,6 +167,11 @@ export class LaneKeys {
   pattern(): string {
     return `${this.prefix}:{${this.tag.replace(/[*?[\]\\]/g, '\\$&')}}:*`;
   }
+
+  /** A SCAN MATCH pattern for the settings hashes of this shard's tenants (`t:<tenant>:info`). */
+  tenantInfoPattern(): string {
+    return `${this.pattern().slice(0, -1)}t:*:info`;
+  }
 }
 
 /** @internal A tenant's entry on the queue's ring: '{t}' cannot open a group name (no '{' in names). */

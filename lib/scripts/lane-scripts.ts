@@ -330,10 +330,10 @@ export class LaneScripts {
   }
 
   async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind', tags: string[] | null = null, gen = ''):
-    Promise<{ empty: boolean; before: number; holds: 'jobs' | 'lanes' | '' }> {
-    const [empty, before, holds] = (await this.run('shards', k.queue, 'setShards', [k.shards],
-      [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen])) as [number, number, string];
-    return { empty: Number(empty) === 1, before: Number(before), holds: holds as 'jobs' | 'lanes' | '' };
+    Promise<{ empty: boolean; before: number }> {
+    const [empty, before] = (await this.run('shards', k.queue, 'setShards', [k.shards],
+      [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen])) as [number, number];
+    return { empty: Number(empty) === 1, before: Number(before) };
   }
 
   /** The entries of a queue's (or a shard's) ring: its list and its virtual-time set (one of them is empty). */

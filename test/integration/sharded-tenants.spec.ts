@@ -207,3 +207,64 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     expect((await drain(lanes, q)).map((j) => j.group)).toEqual([away[0]]);
   });
 });
+
+describe('shards() carries lanes\' and tenants\' settings to their new shards', () => {
+  const engine = engineFixture({ shardsOnOneServer: true });
+  const { queues } = engine;
+  let client: IORedis;
+  let lanes: LanesService;
+  beforeAll(() => {
+    ({ client, lanes } = engine);
+  });
+
+  it('weights, ceilings, rates, pauses, maxDepth and order survive 1 -> 4 -> 3 -> 1 shards, each lane in one shard, and still hold', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const plain = ['w', 'l', 'r', 'p', 'd', 'o'].map((x) => `set-${x}`);
+    await lanes.weight(q, 'set-w', 3);
+    await lanes.limit(q, 'set-l', 1);
+    await lanes.rate(q, 'set-r', { max: 2, perMs: 60_000 });
+    await lanes.pause(q, 'set-p', { forMs: 600_000, reason: 'audit' });
+    await lanes.maxDepth(q, 'set-d', 2);
+    await lanes.ordered(q, 'set-o', true);
+    await lanes.tenantWeight(q, 'acme', 4);
+    await lanes.tenantLimit(q, 'acme', 2);
+    await lanes.submit(q, 'acme-lane', 0, { tenant: 'acme' });
+    await lanes.weight(q, 'acme-lane', 2);
+    await drain(lanes, q);
+    const settings = async (): Promise<unknown[]> => Promise.all([...plain, 'acme-lane'].map(async (g) => {
+      const l = await lanes.lane(q, g);
+      return [g, l.weight, l.limit, l.rate, l.paused, l.pauseReason, l.pausedUntil !== null, l.maxDepth, l.ordered];
+    }));
+    const want = await settings();
+    const acme = await lanes.tenant(q, 'acme');
+    for (const n of [4, 3, 1]) {
+      await lanes.shards(q, n);
+      expect(await settings()).toEqual(want);
+      const t = await lanes.tenant(q, 'acme');
+      expect([t.weight, t.limit]).toEqual([acme.weight, acme.limit]);
+      // Each lane is known to one shard only (a lane with only a maxDepth is not in the lane index).
+      const homes = await Promise.all([...plain, 'acme-lane'].map(async (g) => {
+        const held = await Promise.all(Array.from({ length: n }, async (_, i) => {
+          const s = k.shardKeys(i);
+          return (await client.zscore(s.index, g)) !== null || (await client.hexists(s.depth, g)) === 1;
+        }));
+        return held.filter(Boolean).length;
+      }));
+      expect(homes).toEqual(Array(plain.length + 1).fill(1));
+      const tenantHashes = await Promise.all(Array.from({ length: n }, (_, i) => client.hget(k.shardKeys(i).tenantInfo('acme'), 'weight')));
+      expect(tenantHashes.filter((w) => w !== null)).toEqual(['4']);
+      // The settings still hold: the ceiling of 1, the pause, the depth, the tenant's lane bound to it.
+      for (let i = 0; i < 3; i++) await lanes.submit(q, 'set-l', i);
+      await lanes.submit(q, 'set-p', 0);
+      await lanes.submitMany(q, [{ group: 'set-d', payload: 0 }, { group: 'set-d', payload: 1 }]);
+      expect((await rejects(lanes.submit(q, 'set-d', 2))).code).toBe('LANE_FULL');
+      await lanesOn(client, { shardsOnOneServer: true }).submit(q, 'acme-lane', 1);
+      expect((await lanes.lane(q, 'acme-lane')).tenant).toBe('acme');
+      const { jobs } = await lanes.claimMany(q, 10);
+      expect(jobs.map((j) => j.group).sort()).toEqual(['acme-lane', 'set-d', 'set-d', 'set-l']);
+      await lanes.completeMany(q, jobs.map((j) => ({ jobId: j.id, token: j.attempt })));
+      await lanes.drain(q);
+    }
+  });
+});

@@ -1,0 +1,148 @@
+import type { LaneInfo, TenantInfo } from '../interfaces';
+import { isHeadEntry, LaneKeys } from '../redis/lane-keys';
+import { scanKeys } from '../redis/key-scan';
+import type { LaneContext } from '../lanes/lane-context';
+import { TenantScripts } from '../scripts/tenant-scripts';
+import { shardOf } from './shard-hash';
+
+/** How many lanes' or tenants' settings are read or written at once. */
+const BATCH = 100;
+
+/** What a new shard count moves: lanes and tenants with settings, each from its old shard to its new one. */
+export interface SettingsPlan {
+  lanes: { from: LaneKeys; to: LaneKeys; lane: LaneInfo }[];
+  tenants: { from: LaneKeys; to: LaneKeys; tenant: TenantInfo }[];
+  /** Every lane with settings under a tenant (moved or not): bound again under the new count. */
+  bound: { group: string; tenant: string }[];
+}
+
+/**
+ * @internal Carries settings when `shards()` changes a queue's count: a lane's settings (weight,
+ * ceiling, rate, pause, maxDepth, ordered) and a tenant's (weight, ceiling, pause) live in its
+ * shard, and the new count may put it in another. The queue then holds no job, so every lane a
+ * shard knows is one with settings. Three steps around the new map: copy what moves into its new
+ * shard, store the map, clear it in the old one; one script per setting, so a failure midway leaves
+ * a copy too many (reads show it until `shards()` runs again), never a setting lost.
+ */
+export class SettingsMove {
+  private readonly tenantScripts: TenantScripts;
+
+  constructor(private readonly ctx: LaneContext) {
+    this.tenantScripts = new TenantScripts(ctx.scripts);
+  }
+
+  /**
+   * What moves from the old map's `shards` to `n` shards (`next(i)`: the new shard i's keys): a lane
+   * under a tenant goes with its tenant, any other lane to its own name's shard.
+   */
+  async plan(shards: LaneKeys[], n: number, next: (i: number) => LaneKeys): Promise<SettingsPlan> {
+    const plan: SettingsPlan = { lanes: [], tenants: [], bound: [] };
+    for (const from of shards) {
+      const groups = await this.lanesIn(from);
+      for (let i = 0; i < groups.length; i += BATCH) {
+        const rows = await Promise.all(groups.slice(i, i + BATCH).map((g) => this.ctx.scripts.lane(from, g)));
+        for (const lane of rows) {
+          const to = next(shardOf(lane.tenant ?? lane.group, n));
+          if (to.base !== from.base) plan.lanes.push({ from, to, lane });
+          if (lane.tenant !== null) plan.bound.push({ group: lane.group, tenant: lane.tenant });
+        }
+      }
+      const tenants = await this.tenantsIn(from);
+      for (let i = 0; i < tenants.length; i += BATCH) {
+        const rows = await Promise.all(tenants.slice(i, i + BATCH).map((t) => this.tenantScripts.info(from, t)));
+        for (const tenant of rows) {
+          const to = next(shardOf(tenant.tenant, n));
+          const set = tenant.weight !== 1 || tenant.limit !== null || tenant.paused;
+          if (set && to.base !== from.base) plan.tenants.push({ from, to, tenant });
+        }
+      }
+    }
+    return plan;
+  }
+
+  /** Writes what moves into its new shard. */
+  async copy(plan: SettingsPlan): Promise<void> {
+    await each(plan.lanes, ({ to, lane }) => this.writeLane(to, lane));
+    await each(plan.tenants, ({ to, tenant }) => this.writeTenant(to, tenant));
+  }
+
+  /** Clears what moved in its old shard (a lane left with no setting leaves that shard's index). */
+  async clear(plan: SettingsPlan): Promise<void> {
+    await each(plan.lanes, async ({ from, lane }) => {
+      const g = lane.group;
+      const s = this.ctx.scripts;
+      if (lane.paused) await s.resume(from, g);
+      if (lane.rate) await s.rate(from, g, null);
+      if (lane.limit !== null) await s.limit(from, g, null);
+      if (lane.ordered) await s.ordered(from, g, false);
+      if (lane.maxDepth !== null) await s.maxDepth(from, g, null);
+      if (lane.weight !== 1) await s.weight(from, g, 1);
+    });
+    await each(plan.tenants, async ({ from, tenant }) => {
+      const t = tenant.tenant;
+      if (tenant.paused) await this.tenantScripts.resume(from, t);
+      if (tenant.limit !== null) await this.tenantScripts.limit(from, t, null);
+      if (tenant.weight !== 1) await this.tenantScripts.weight(from, t, 1);
+    });
+  }
+
+  private async writeLane(to: LaneKeys, lane: LaneInfo): Promise<void> {
+    const g = lane.group;
+    const s = this.ctx.scripts;
+    if (lane.weight !== 1) await s.weight(to, g, lane.weight);
+    if (lane.limit !== null) await s.limit(to, g, lane.limit);
+    if (lane.maxDepth !== null) await s.maxDepth(to, g, lane.maxDepth);
+    if (lane.ordered) await s.ordered(to, g, true);
+    if (lane.rate) await s.rate(to, g, lane.rate);
+    const forMs = pauseLeft(lane);
+    if (forMs !== undefined) await s.pause(to, g, forMs, lane.pauseReason ?? '');
+  }
+
+  private async writeTenant(to: LaneKeys, tenant: TenantInfo): Promise<void> {
+    const t = tenant.tenant;
+    if (tenant.weight !== 1) await this.tenantScripts.weight(to, t, tenant.weight);
+    if (tenant.limit !== null) await this.tenantScripts.limit(to, t, tenant.limit);
+    const forMs = pauseLeft(tenant);
+    if (forMs !== undefined) await this.tenantScripts.pause(to, t, forMs, tenant.pauseReason ?? '');
+  }
+
+  /** The lanes a shard knows: its lane index (head entries left out) and the lanes with a maxDepth. */
+  private async lanesIn(k: LaneKeys): Promise<string[]> {
+    const out = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.ctx.read('shards', k, this.ctx.client.zscan(k.index, cursor, 'COUNT', 1000));
+      for (let i = 0; i < flat.length; i += 2) if (!isHeadEntry(flat[i])) out.add(flat[i]);
+      cursor = next;
+    } while (cursor !== '0');
+    for (const g of await this.ctx.read('shards', k, this.ctx.client.hkeys(k.depth))) out.add(g);
+    return [...out];
+  }
+
+  /**
+   * The tenants of a shard that have settings hashes. Only when some tenant of the shard has ever
+   * had a setting (meta field tenantSet): a SCAN of the server, which no index spares.
+   */
+  private async tenantsIn(k: LaneKeys): Promise<string[]> {
+    if ((await this.ctx.read('shards', k, this.ctx.client.hexists(k.meta, 'tenantSet'))) !== 1) return [];
+    const head = `${k.base}t:`;
+    const out = new Set<string>();
+    await scanKeys(this.ctx.client, k.tenantInfoPattern(), 1000, async (keys) => {
+      for (const key of keys) if (key.startsWith(head) && key.endsWith(':info')) out.add(key.slice(head.length, -':info'.length));
+    });
+    return [...out];
+  }
+}
+
+/** What is left of a pause to carry over: undefined when not paused (or a timed pause is over), null until resumed. */
+function pauseLeft(s: { paused: boolean; pausedUntil: number | null }): number | null | undefined {
+  if (!s.paused) return undefined;
+  if (s.pausedUntil === null) return null;
+  // NOTE: a timed pause keeps its end (the server's and this host's clocks agree to a few ms).
+  const left = Math.round(s.pausedUntil - Date.now());
+  return left > 0 ? left : undefined;
+}
+
+async function each<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += BATCH) await Promise.all(items.slice(i, i + BATCH).map(fn));
+}
