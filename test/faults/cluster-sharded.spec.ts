@@ -145,6 +145,44 @@ describe('faults: a sharded queue on a Redis Cluster (3 masters, shards(q, 6))',
     expect(done).toBe(limited.length * 6);
   });
 
+  it('tenants: each tenant\'s lanes sit in its shard\'s slot, a submit naming none from another process finds them, a tenant ceiling holds under three claimers', async () => {
+    const { q, owners } = await spreadQueue();
+    const tenants = lanesPerShard(SHARDS, 1, 'acct').flat();
+    const k = lanes.keysOf(q);
+    await lanes.submitMany(q, tenants.flatMap((tenant) => Array.from({ length: 4 }, (_, l) => ({ group: `${tenant}-l${l}`, payload: 0, opts: { tenant } }))));
+    const other = await service('tenant-other');
+    await other.submitMany(q, tenants.flatMap((tenant) => Array.from({ length: 4 }, (_, l) => Array.from({ length: 5 }, (_, i) => ({ group: `${tenant}-l${l}`, payload: i + 1 }))).flat()));
+    for (const [t, tenant] of tenants.entries()) {
+      const slot = calculateSlot(k.shardKeys(t).ring);
+      for (let l = 0; l < 4; l++) expect(calculateSlot(k.shardKeys(t).lane(`${tenant}-l${l}`))).toBe(slot);
+      expect((await other.tenant(q, tenant)).pending).toBe(24);
+    }
+    await lanes.tenantLimit(q, tenants[0], 2);
+    const active = new Map<string, number>();
+    let most = 0;
+    let done = 0;
+    const claimers = await Promise.all([service('t1'), service('t2'), service('t3')]);
+    await Promise.all(claimers.map(async (c) => {
+      while (done < tenants.length * 24) {
+        const { jobs } = await c.claimMany(q, 6);
+        if (jobs.length === 0) {
+          await pause(5);
+          continue;
+        }
+        const mine = jobs.filter((j) => j.group.startsWith(`${tenants[0]}-`)).length;
+        active.set(tenants[0], (active.get(tenants[0]) ?? 0) + mine);
+        most = Math.max(most, active.get(tenants[0])!);
+        await pause(3);
+        active.set(tenants[0], active.get(tenants[0])! - mine);
+        await c.completeMany(q, jobs.map((j) => ({ jobId: j.id, token: j.attempt })));
+        done += jobs.length;
+      }
+    }));
+    expect(most).toBe(2);
+    expect(done).toBe(tenants.length * 24);
+    report(`cluster sharded: ${tenants.length} tenants on masters ${tenants.map((_, t) => owners[t]).join(', ')}; tenant ceiling 2 held (most active ${most})`);
+  });
+
   it('starvation drill over six shards on three masters: a light lane\'s j-th job within (j + δ) × lanes claims', async () => {
     const { q } = await spreadQueue();
     await lanes.shards(q, SHARDS);
