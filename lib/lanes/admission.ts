@@ -7,6 +7,7 @@ import type { AdmitArgs, AdmitReply, AdmitResult, DepthRefusal, LaneRoom, LaterT
 import { checkDedupKey, checkJobId, checkName, checkOptInt, checkOptions, encodePayload } from '../validation/validate';
 import { captureTraceContext } from '../tracing/job-tracing';
 import type { LaneKeys } from '../redis/lane-keys';
+import { SettingsMove } from '../shards/settings-move';
 import { shardOf } from '../shards/shard-hash';
 import type { LaneContext } from './lane-context';
 
@@ -15,7 +16,11 @@ const MINT_RETRIES = 5;
 
 /** @internal Admits work into lanes: submit and submitMany. */
 export class LaneAdmission {
-  constructor(private readonly ctx: LaneContext) {}
+  private readonly settings: SettingsMove;
+
+  constructor(private readonly ctx: LaneContext) {
+    this.settings = new SettingsMove(ctx);
+  }
 
   async submit(queue: string, group: unknown, payload: unknown, opts: unknown): Promise<string> {
     const k0 = this.ctx.keysOf(queue);
@@ -122,9 +127,9 @@ export class LaneAdmission {
   /**
    * On a sharded queue, binds each lane that `jobs` name a tenant for to that tenant in the lane's
    * home shard (lua/bindLanes-1.lua: one call per home shard, all at once), unless this process
-   * already knows it bound so. Refuses, before any job of the call is written, a lane bound to
-   * another tenant, holding jobs at home under none, or with settings at home (`list` names
-   * submitMany's items).
+   * already knows it bound so; a lane's settings at home go with it to the tenant's shard. Refuses,
+   * before any job of the call is written, a lane bound to another tenant or holding jobs at home
+   * under none (`list` names submitMany's items).
    */
   private async bind(k0: LaneKeys, n: number, jobs: AdmitArgs[], list: string): Promise<void> {
     const homes = new Map<number, { group: string; tenant: string; away: boolean; item: number }[]>();
@@ -141,7 +146,14 @@ export class LaneAdmission {
       homes.set(home, lanes);
     });
     await Promise.all([...homes].map(async ([home, lanes]) => {
-      const r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), lanes);
+      let r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), lanes);
+      // NOTE: a lane with settings at home takes them to its tenant's shard (it holds no job at
+      // home, or the script would have said so first), then the lanes are bound again.
+      for (let moved = 0; 'settings' in r && moved < lanes.length; moved++) {
+        const l = lanes[r.settings];
+        await this.settings.lane(k0.shardKeys(home), k0.shardKeys(shardOf(l.tenant, n)), l.group);
+        r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), lanes);
+      }
       if ('refused' in r) {
         const { item, current } = r.refused;
         const job = jobs[lanes[item].item];

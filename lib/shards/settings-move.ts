@@ -60,6 +60,16 @@ export class SettingsMove {
     return plan;
   }
 
+  /**
+   * Moves one lane's settings from shard `from` to shard `to` (a lane bound to a tenant of another
+   * shard than its home; it holds no job at home): copied first, then cleared.
+   */
+  async lane(from: LaneKeys, to: LaneKeys, group: string): Promise<void> {
+    const one: SettingsPlan = { lanes: [{ from, to, lane: await this.ctx.scripts.lane(from, group) }], tenants: [], bound: [] };
+    await this.copy(one);
+    await this.clear(one);
+  }
+
   /** Writes what moves into its new shard. */
   async copy(plan: SettingsPlan): Promise<void> {
     await each(plan.lanes, ({ to, lane }) => this.writeLane(to, lane));

@@ -2,16 +2,25 @@ import * as fc from 'fast-check';
 import type IORedis from 'ioredis';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
+import { tenantEntry } from '../../lib/redis/lane-keys';
 import { shardOf } from '../../lib/shards/shard-hash';
 import { engineFixture, keysOf, waitPastServerTime, serverTimeMs } from '../support/engine';
 import { lanesOn } from '../support/lanes';
 
 const SHARDS = 4;
 const GROUPS = Array.from({ length: 24 }, (_, i) => `s${i}`);
+const TENANTS = ['ta', 'tb', 'tc', 'td'];
+/** The first 12 lanes belong to a tenant each (three lanes per tenant), the others to none. */
+const tenantOf = (g: string): string | undefined => {
+  const i = GROUPS.indexOf(g);
+  return i < 12 ? TENANTS[i % TENANTS.length] : undefined;
+};
 
 /** One random step of one of three processes on the same sharded queue. */
 type Step =
-  | { op: 'submit'; p: number; g: number; n: number }
+  | { op: 'submit'; p: number; g: number; n: number; named: boolean }
+  | { op: 'tenantLimit'; p: number; t: number; limit: number | null }
+  | { op: 'pauseTenant' | 'resumeTenant'; p: number; t: number }
   | { op: 'claim'; p: number; n: number; then: 'complete' | 'fail' | 'release' | 'keep' | 'expire' }
   | { op: 'pause' | 'resume'; p: number; g: number }
   | { op: 'limit'; p: number; g: number; limit: number | null }
@@ -19,7 +28,9 @@ type Step =
   | { op: 'reap'; p: number };
 
 const STEP: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant('submit' as const), p: fc.nat(2), g: fc.nat(GROUPS.length - 1), n: fc.integer({ min: 1, max: 6 }) }) },
+  { weight: 5, arbitrary: fc.record({ op: fc.constant('submit' as const), p: fc.nat(2), g: fc.nat(GROUPS.length - 1), n: fc.integer({ min: 1, max: 6 }), named: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('tenantLimit' as const), p: fc.nat(2), t: fc.nat(TENANTS.length - 1), limit: fc.option(fc.integer({ min: 1, max: 2 }), { nil: null }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constantFrom('pauseTenant' as const, 'resumeTenant' as const), p: fc.nat(2), t: fc.nat(TENANTS.length - 1) }) },
   { weight: 5, arbitrary: fc.record({ op: fc.constant('claim' as const), p: fc.nat(2), n: fc.integer({ min: 1, max: 8 }), then: fc.constantFrom('complete' as const, 'complete' as const, 'fail' as const, 'release' as const, 'keep' as const, 'expire' as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constantFrom('pause' as const, 'resume' as const), p: fc.nat(2), g: fc.nat(GROUPS.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('limit' as const), p: fc.nat(2), g: fc.nat(GROUPS.length - 1), limit: fc.option(fc.integer({ min: 1, max: 2 }), { nil: null }) }) },
@@ -27,7 +38,7 @@ const STEP: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant('reap' as const), p: fc.nat(2) }) },
 );
 
-describe('a sharded queue under random operations from three processes (fast-check)', () => {
+describe('a sharded queue with tenants under random operations from three processes (fast-check)', () => {
   const engine = engineFixture({ shardsOnOneServer: true, backoff: { delayMs: 0 }, maxAttempts: 3 });
   const { queues } = engine;
   let client: IORedis;
@@ -35,8 +46,13 @@ describe('a sharded queue under random operations from three processes (fast-che
     ({ client } = engine);
   });
 
-  /** Each shard's ring holds exactly its serviceable lanes; each lane's key is in its own shard. */
-  async function checkShards(q: string): Promise<void> {
+  /**
+   * Each shard's ring holds exactly its serviceable lanes without a tenant and an entry for each of
+   * its tenants that is open with a serviceable lane; each tenant's ring, exactly its serviceable
+   * lanes; each lane's jobs are in its own shard (its tenant's, for a tenant's lane); no tenant is
+   * over its ceiling.
+   */
+  async function checkShards(q: string, lanes: LanesService): Promise<void> {
     const k = keysOf(q);
     for (let s = 0; s < SHARDS; s++) {
       const sk = k.shardKeys(s);
@@ -44,11 +60,24 @@ describe('a sharded queue under random operations from three processes (fast-che
         client.lrange(sk.ring, 0, -1), client.smembers(sk.paused), client.hgetall(sk.limit), client.hgetall(sk.gactive),
       ]);
       const serviceable: string[] = [];
+      const tenantRings = new Map<string, string[]>();
       for (const g of GROUPS) {
         const depth = await client.zcard(sk.lane(g));
-        if (depth > 0 && shardOf(g, SHARDS) !== s) throw new Error(`lane ${g} holds jobs in shard ${s}, not its own`);
+        const tenant = tenantOf(g);
+        if (depth > 0 && shardOf(tenant ?? g, SHARDS) !== s) throw new Error(`lane ${g} holds jobs in shard ${s}, not its own`);
         const limit = glimit[g] === undefined ? Infinity : Number(glimit[g]);
-        if (depth > 0 && !paused.includes(g) && Number(gactive[g] ?? 0) < limit) serviceable.push(g);
+        if (depth > 0 && !paused.includes(g) && Number(gactive[g] ?? 0) < limit) {
+          if (tenant === undefined) serviceable.push(g);
+          else tenantRings.set(tenant, [...(tenantRings.get(tenant) ?? []), g]);
+        }
+      }
+      for (const t of TENANTS.filter((x) => shardOf(x, SHARDS) === s)) {
+        const info = await lanes.tenant(q, t);
+        const active = GROUPS.filter((g) => tenantOf(g) === t).reduce((sum, g) => sum + Number(gactive[g] ?? 0), 0);
+        if (info.limit !== null && active > info.limit) throw new Error(`tenant ${t}: ${active} active over its limit ${info.limit}`);
+        const own = tenantRings.get(t) ?? [];
+        expect({ tenant: t, ring: (await client.lrange(sk.tenantRing(t), 0, -1)).sort() }).toEqual({ tenant: t, ring: [...own].sort() });
+        if (own.length > 0 && !info.paused && (info.limit === null || active < info.limit)) serviceable.push(tenantEntry(t));
       }
       expect({ shard: s, ring: [...ring].sort() }).toEqual({ shard: s, ring: serviceable.sort() });
     }
@@ -63,12 +92,24 @@ describe('a sharded queue under random operations from three processes (fast-che
       const completed = new Map<string, number>();
       const cancelled = new Set<string>();
       const held: LaneJob[] = [];
+      // NOTE: a tenant's lane is named with its tenant by its first submit (then it is bound); later
+      // submits name it or not, from any process.
+      const bound = new Set<string>();
       for (const step of steps) {
         const lanes = procs[step.p];
         if (step.op === 'submit') {
-          const ids = await lanes.submitMany(q, Array.from({ length: step.n }, (_, i) => ({ group: GROUPS[(step.g + i * 5) % GROUPS.length], payload: i })));
-          submitted.push(...ids);
-        } else if (step.op === 'claim') {
+          const items = Array.from({ length: step.n }, (_, i) => {
+            const group = GROUPS[(step.g + i * 5) % GROUPS.length];
+            const tenant = tenantOf(group);
+            const named = tenant !== undefined && (step.named || !bound.has(group));
+            if (tenant !== undefined) bound.add(group);
+            return named ? { group, payload: i, opts: { tenant } } : { group, payload: i };
+          });
+          submitted.push(...(await lanes.submitMany(q, items)));
+        } else if (step.op === 'tenantLimit') await lanes.tenantLimit(q, TENANTS[step.t], step.limit);
+        else if (step.op === 'pauseTenant') await lanes.pauseTenant(q, TENANTS[step.t]);
+        else if (step.op === 'resumeTenant') await lanes.resumeTenant(q, TENANTS[step.t]);
+        else if (step.op === 'claim') {
           const { jobs } = await lanes.claimMany(q, step.n, step.then === 'expire' ? { leaseMs: 20 } : {});
           for (const j of jobs) {
             if (step.then === 'complete') {
@@ -85,13 +126,17 @@ describe('a sharded queue under random operations from three processes (fast-che
           if (await lanes.cancel(q, id)) cancelled.add(id);
         } else if (step.op === 'reap') await lanes.reap(q);
       }
-      await checkShards(q);
+      await checkShards(q, procs[0]);
       // The end: every held job completed by another process (it finds the shard by id), every lane
       // resumed and unlimited, the expired leases reaped, then everything claimed and completed.
       for (const j of held.splice(0)) if (await procs[2].complete(q, j.id, j.attempt)) completed.set(j.id, (completed.get(j.id) ?? 0) + 1);
       for (const g of GROUPS) {
         await procs[0].resume(q, g);
         await procs[0].limit(q, g, null);
+      }
+      for (const t of TENANTS) {
+        await procs[0].resumeTenant(q, t);
+        await procs[0].tenantLimit(q, t, null);
       }
       await waitPastServerTime(client, (await serverTimeMs(client)) + 25);
       await procs[1].reap(q);
@@ -101,7 +146,7 @@ describe('a sharded queue under random operations from three processes (fast-che
         const ok = await procs[0].completeMany(q, jobs.map((j) => ({ jobId: j.id, token: j.attempt })));
         jobs.forEach((j, i) => { if (ok[i]) completed.set(j.id, (completed.get(j.id) ?? 0) + 1); });
       }
-      await checkShards(q);
+      await checkShards(q, procs[0]);
       const dead = new Set((await procs[2].dead(q)).map((j) => j.id));
       for (const id of submitted) {
         const ends = (completed.get(id) ?? 0) + (cancelled.has(id) ? 1 : 0) + (dead.has(id) ? 1 : 0);

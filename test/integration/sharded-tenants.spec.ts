@@ -112,7 +112,7 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     expect(order('loose')).toEqual([0, 1]);
   });
 
-  it('refuses, writing nothing: another tenant for a bound lane (even empty), a tenant for a lane holding jobs under none, a lane with settings left behind', async () => {
+  it('refuses, writing nothing: another tenant for a bound lane (even empty), a tenant for a lane holding jobs under none', async () => {
     const q = queues.queue();
     await lanes.shards(q, SHARDS);
     const { tenant, away } = names(0);
@@ -120,7 +120,6 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     await lanes.submit(q, away[0], 1, { tenant });
     await drain(lanes, q);
     await lanes.submit(q, away[1], 1);
-    await lanes.weight(q, away[2], 3);
     const before = await dirty(client);
     for (const service of [lanes, fresh()]) {
       const bound = await rejects(service.submit(q, away[0], 2, { tenant: other }));
@@ -130,15 +129,31 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     const loose = await rejects(lanes.submit(q, away[1], 2, { tenant }));
     expect(loose.argument).toBe('opts.tenant');
     expect(loose.message).toContain('under no tenant');
-    const settings = await rejects(lanes.submitMany(q, [{ group: 'x', payload: 1 }, { group: away[2], payload: 2, opts: { tenant } }]));
-    expect(settings.argument).toBe('items[1].opts.tenant');
-    expect(settings.message).toContain('settings');
+    const many = await rejects(lanes.submitMany(q, [{ group: 'x', payload: 1 }, { group: away[1], payload: 2, opts: { tenant } }]));
+    expect(many.argument).toBe('items[1].opts.tenant');
     expect(await dirty(client)).toBe(before);
     // The bound lane still takes its own tenant, and jobs naming none, in the tenant's shard.
     await lanes.submit(q, away[0], 3, { tenant });
     await fresh().submit(q, away[0], 4);
     expect(await client.zcard(keysOf(q).shardKeys(shardOf(tenant, SHARDS)).lane(away[0]))).toBe(2);
     expect((await drain(lanes, q)).map((j) => j.group).sort()).toEqual([away[0], away[0], away[1]].sort());
+  });
+
+  it('a lane with settings in its home shard takes them along when a submit names a tenant of another shard', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const { tenant, away } = names(3);
+    const k = keysOf(q);
+    const home = k.shardKeys(shardOf(away[0], SHARDS));
+    await lanes.weight(q, away[0], 3);
+    await lanes.limit(q, away[0], 1);
+    expect(await client.zscore(home.index, away[0])).toBe('0');
+    await lanes.submitMany(q, [0, 1, 2].map((i) => ({ group: away[0], payload: i, opts: { tenant } })));
+    const at = k.shardKeys(3);
+    expect(await client.zscore(home.index, away[0])).toBeNull();
+    expect(await client.hget(at.weight, away[0])).toBe('3');
+    expect(await lanes.lane(q, away[0])).toMatchObject({ weight: 3, limit: 1, tenant, pending: 3 });
+    expect((await lanes.claimMany(q, 5)).jobs).toHaveLength(1);
   });
 
   it('tenant settings work in the tenant\'s shard: a limit holds, a pause parks, a weight takes more turns; topTenants gathers the shards', async () => {
