@@ -190,21 +190,24 @@ export class TestCluster {
     link.hold('replication');
   }
 
+  /** The live replica of the master on `port`: the node that should take over its slots when it dies. */
+  async heirOf(port: number): Promise<TestRedisServer> {
+    await this.masters();
+    const heir = this.replicaOf(this.node(port));
+    if (!heir) throw new Error(`the node on port ${port} has no live replica to take over`);
+    return heir;
+  }
+
   /**
    * SIGKILLs the node on `port` and, in the same tick, cuts its held link (what was held on it is
-   * lost, as in a host crash). Resolves once the process has exited; returns the replica that
-   * should take over its slots.
+   * lost, as in a host crash). Resolves once the process has exited.
    */
-  async crash(port: number): Promise<TestRedisServer> {
+  async crash(port: number): Promise<void> {
     const node = this.node(port);
-    await this.masters();
-    const heir = this.replicaOf(node);
-    if (!heir) throw new Error(`the node on port ${port} has no live replica to take over`);
     this.down.add(node);
     const killed = node.kill('SIGKILL');
     this.links[this.nodes.indexOf(node)]?.cut();
     await killed;
-    return heir;
   }
 
   /**
