@@ -28,7 +28,9 @@ export class Durability {
     this.settings = options.durability;
     this.prefix = options.prefix;
     this.callTimeoutMs = options.callTimeoutMs;
-    if (this.settings && connectsToCluster(options.connection)) {
+    // NOTE: the client too, not only the option: a LanesService built by hand on a Cluster client
+    // has the default connection option, and its WAITs went to a random master.
+    if (this.settings && (connectsToCluster(options.connection) || (client as { isCluster?: boolean }).isCluster === true)) {
       // NOTE: WAIT counts the writes of its own connection, and a Cluster client sends a keyless
       // command to any node: it could wait on a node that never saw the write.
       throw new EchoMqError(durabilityOnCluster(), { code: 'MISCONFIGURED', argument: 'durability' });

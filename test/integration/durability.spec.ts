@@ -1,4 +1,5 @@
 import type IORedis from 'ioredis';
+import { Cluster } from 'ioredis';
 import { EchoMqError, mintJobId } from '../../lib';
 import { resolveEchoMqOptions } from '../../lib/echomq.options';
 import { keysOf } from '../support/engine';
@@ -98,6 +99,13 @@ describe('durability: replicated writes (WAIT)', () => {
     expect(() => resolveEchoMqOptions({ durability: { replicas: 1, fsync: 'yes' as unknown as boolean } })).toThrow(/durability\.fsync/);
     expect(() => lanesOn(client, { durability: { replicas: 1 }, connection: { cluster: [{ host: '127.0.0.1', port: 1 }] } }))
       .toThrow(/not supported on a Redis Cluster/);
+    // A service built on a Cluster client, whatever the connection option says (its keyless WAIT would go to any master).
+    const cluster = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
+    try {
+      expect(() => lanesOn(cluster as unknown as IORedis, { durability: { replicas: 1 } })).toThrow(/not supported on a Redis Cluster/);
+    } finally {
+      cluster.disconnect();
+    }
   });
 
   it('durability.fsync: waits for the AOF fsync where the server has WAITAOF; refused as MISCONFIGURED where it has not', async () => {

@@ -1,6 +1,9 @@
 import type IORedis from 'ioredis';
 import { LaneKeys } from '../../../lib/redis/lane-keys';
 
+/** The reads the check makes, each of one key: a connection to one server, or a Cluster client. */
+type Reader = Pick<IORedis, 'lrange' | 'smembers' | 'zcard' | 'zrange' | 'hget' | 'hgetall'>;
+
 /** What {@link laneConsistency} found; `problems` is empty when the queue's bookkeeping agrees. */
 export interface Consistency {
   problems: string[];
@@ -11,10 +14,10 @@ export interface Consistency {
 /**
  * Checks a queue's bookkeeping against its jobs: the ring and its set hold the same lanes once
  * each, every lane in the ring has pending jobs, and `gactive` counts exactly the leased jobs of
- * each lane.
+ * each lane. `queue` is a queue's name, or the keys of one shard of a sharded queue (`shardKeys(i)`).
  */
-export async function laneConsistency(client: IORedis, queue: string, prefix = 'emq'): Promise<Consistency> {
-  const k = new LaneKeys(prefix, queue);
+export async function laneConsistency(client: Reader, queue: string | LaneKeys, prefix = 'emq'): Promise<Consistency> {
+  const k = typeof queue === 'string' ? new LaneKeys(prefix, queue) : queue;
   const problems: string[] = [];
   const ring = await client.lrange(k.ring, 0, -1);
   const ringSet = new Set(await client.smembers(k.ringSet));
