@@ -116,9 +116,6 @@ export const callUnanswered = (operation: string, queue: string, ms: number): st
 export const fsyncUnsupported = (): string =>
   'EchoMqModule option durability.fsync needs the WAITAOF command (Redis 7.2+, Valkey 8+), which this server does not have. Drop fsync, or use appendfsync always on the server.';
 
-export const durabilityOnCluster = (): string =>
-  'EchoMqModule option durability is not supported on a Redis Cluster connection: WAIT must run on the node that took the write.';
-
 export const adoptedLanes = (queue: string, lanes: number): string =>
   `Queue ${queue}: its ${lanes} lane(s) from before 0.2 are in the lane index now (scanLanes, topLanes, stats and the dashboard see them).`;
 

@@ -24,8 +24,9 @@ export class LaneAcks {
     const t = checkToken(token, k.queue);
     const text = this.resultText(result, 'result', k.queue);
     const keepMs = this.keepMsOf(opts, k.queue);
-    const done = await this.ctx.scripts.complete(await this.ctx.shards.ofJob(k, id), id, t, text, keepMs);
-    return this.ctx.durability.confirm('complete', k.queue, done, done);
+    const shard = await this.ctx.shards.ofJob(k, id);
+    const done = await this.ctx.scripts.complete(shard, id, t, text, keepMs);
+    return this.ctx.durability.confirm('complete', k.queue, done, done, shard);
   }
 
   async completeMany(queue: string, acks: unknown, opts?: unknown): Promise<boolean[]> {
@@ -44,8 +45,12 @@ export class LaneAcks {
         result: this.resultText(a.result, `acks[${i}].result`, k.queue),
       };
     });
-    const out = await this.perShard(k, checked, (shard, part) => this.ctx.scripts.completeMany(shard, part, keepMs));
-    return this.ctx.durability.confirm('complete', k.queue, out, out.includes(true));
+    const wrote: LaneKeys[] = [];
+    const out = await this.perShard(k, checked, (shard, part) => {
+      wrote.push(shard);
+      return this.ctx.scripts.completeMany(shard, part, keepMs);
+    });
+    return this.ctx.durability.confirm('complete', k.queue, out, out.includes(true), wrote);
   }
 
   /** `opts.keepCompletedMs` of complete and completeMany, else the module's. */
@@ -70,9 +75,10 @@ export class LaneAcks {
         throw new EchoMqError(invalidArgument('opts.dead', 'must be a boolean', o.dead), { argument: 'opts.dead', queue: k.queue });
       }
       const b = o.backoff === undefined ? this.ctx.options.backoff : resolveBackoff(o.backoff, 'opts.backoff');
-      const outcome = await this.ctx.scripts.fail(await this.ctx.shards.ofJob(k, id), id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs },
+      const shard = await this.ctx.shards.ofJob(k, id);
+      const outcome = await this.ctx.scripts.fail(shard, id, t, reasonOf(error), { maxAttempts, delayMs: b.delayMs, factor: b.factor, maxDelayMs: b.maxDelayMs },
         o.dead === true);
-    return this.ctx.durability.confirm('fail', k.queue, outcome, outcome !== 'stale');
+    return this.ctx.durability.confirm('fail', k.queue, outcome, outcome !== 'stale', shard);
   }
 
   /** The job's group when its progress was kept, null when the token is stale (nothing changed). */

@@ -39,7 +39,7 @@ export class LaneAdmission {
       const r = this.admitted(k.queue, [sent], '', reply);
       if (r.status !== 'collide') {
         if (n > 1) this.ctx.shards.jobs.remember(k.queue, r.id, k.shard);
-        return this.ctx.durability.confirm('submit', k.queue, r.id);
+        return this.ctx.durability.confirm('submit', k.queue, r.id, true, k);
       }
       // NOTE: the id is another job's; returning it would drop this job while claiming success.
       if (minted++ >= MINT_RETRIES) throw new EchoMqError(idsExhausted(k.queue, MINT_RETRIES + 1), { code: 'IDS_EXHAUSTED', queue: k.queue });
@@ -70,13 +70,14 @@ export class LaneAdmission {
       named.set(job.group, job.tenant);
     });
     const n = await this.ctx.shards.count(k);
-    if (n === 1) return this.ctx.durability.confirm('submitMany', k.queue, (await this.submitIn(k, jobs, jobs.map((_, i) => i))).ids);
+    if (n === 1) return this.ctx.durability.confirm('submitMany', k.queue, (await this.submitIn(k, jobs, jobs.map((_, i) => i))).ids, true, k);
     await this.bind(k, n, jobs, 'items');
     // NOTE: each shard's items go in one call of their own, all at once; a refusal by one shard's
     // script (a full lane) leaves what the other shards admitted (the README says so). A home
     // shard that says some lanes live in their tenant's shard has admitted none of its items from
     // that chunk on: those go again, now where their lanes live.
     const ids = new Array<string>(jobs.length);
+    const wrote: LaneKeys[] = [];
     let left = jobs.map((_, i) => i);
     while (left.length > 0) {
       const parts = new Map<number, { keys: LaneKeys; jobs: AdmitArgs[]; places: number[]; home: boolean }>();
@@ -90,6 +91,7 @@ export class LaneAdmission {
       }
       const again: number[] = [];
       await Promise.all([...parts.values()].map(async (part) => {
+        wrote.push(part.keys);
         const got = await this.submitIn(part.keys, part.jobs, part.places, part.home);
         got.ids.forEach((id, j) => {
           if (id === undefined) return;
@@ -103,7 +105,7 @@ export class LaneAdmission {
       }));
       left = again.sort((a, b) => a - b);
     }
-    return this.ctx.durability.confirm('submitMany', k.queue, ids);
+    return this.ctx.durability.confirm('submitMany', k.queue, ids, true, wrote);
   }
 
   /**

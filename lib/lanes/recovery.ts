@@ -40,8 +40,9 @@ export class LaneRecovery {
   async retryDead(queue: string, jobId: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    const retried = await this.ctx.scripts.retryDead(await this.ctx.shards.ofJob(k, id), id);
-    return this.ctx.durability.confirm('retryDead', k.queue, retried, retried);
+    const shard = await this.ctx.shards.ofJob(k, id);
+    const retried = await this.ctx.scripts.retryDead(shard, id);
+    return this.ctx.durability.confirm('retryDead', k.queue, retried, retried, shard);
   }
 }
 

@@ -413,9 +413,8 @@ describe.each([['an unsharded queue', 1], ['a queue of shards(q, 6)', 6]])('faul
 
   it('without durability: only what the old master acknowledged while its replica was held behind may be lost', () => run('without durability', {}));
 
-  // NOTE: the module refuses `durability` on a Cluster connection (lib/redis/durability.ts: WAIT
-  // must run on the node that took the write, and a Cluster client sends it to any node), so this
-  // case cannot run yet: it is the check to turn on when durability works on a Cluster.
-  it.skip('with durability { replicas: 1 }: nothing acknowledged is lost, no job completed twice', () =>
+  // NOTE: each WAIT goes to the master of the written shard's slot, on the Cluster client's own
+  // connection to it (lib/redis/durability.ts), one per master a call wrote to.
+  it('with durability { replicas: 1 }: nothing acknowledged is lost, no job completed twice', () =>
     run('with durability { replicas: 1, timeoutMs: 500 }', { durability: { replicas: 1, timeoutMs: 500 } }));
 });
