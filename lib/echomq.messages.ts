@@ -158,9 +158,8 @@ export const tenantTaken = (argument: string, group: string, tenant: string, cur
   `Invalid argument "${argument}": lane "${group}" holds jobs ${current === '' ? 'under no tenant' : `under tenant "${current}"`}, so it cannot move to tenant "${tenant}"; `
   + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';
 
-export const laneBoundElsewhere = (argument: string, group: string, tenant: string, bound: string): string =>
-  `Invalid argument "${argument}": on this sharded queue lane "${group}" is bound to tenant "${bound}" (a lane keeps the first tenant named for it while the queue keeps its shard count), so it cannot move to tenant "${tenant}"; `
-  + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';
+export const laneMoving = (queue: string, group: string, rounds: number): string =>
+  `Queue ${show(queue)}: lane "${group}" kept moving between tenants while this submit looked for it (${rounds} times); nothing of it was written. Retry the submit (with its jobId, if you gave one).`;
 
 export const laneSettingsLeftBehind = (argument: string, group: string, tenant: string): string =>
   `Invalid argument "${argument}": on this sharded queue lane "${group}" has settings (a weight, limit, rate, pause, maxDepth or ordered) in its own shard, and naming tenant "${tenant}" for it would move the lane to the tenant's shard without them. `

@@ -3,15 +3,18 @@
   home shard (the shard a lane's own name hashes to). A lane under tenant T lives in T's shard (a
   tenant and all its lanes share one shard); its home keeps the binding, emq:{q}:bound (lane ->
   tenant), so that a submit naming no tenant, sent home, learns where the lane lives (see submit's
-  ARGV[12] and submitMany's 'b'). A binding stays while the queue keeps its shard count.
+  ARGV[12] and submitMany's 'b'). The home's binding is the truth; the shards' records of lanes
+  gone from a tenant (moveLane) follow it. shards() drops every binding.
 
   KEYS[1] bound  emq:{q}:bound (of the lanes' home shard)
 
   ARGV[1] base   'emq:{q}:' of that shard; must be the prefix of KEYS[1]
-  then 3 values per lane: group, tenant, away ('1' when the tenant's shard is not this one)
+  then 4 values per lane: group, tenant, away ('1' when the tenant's shard is not this one), and
+  from: '' to bind a lane bound to no tenant, or the tenant it is bound to now, to move it (its
+  shard has checked that it holds no job and recorded it gone: moveLane 'out')
 
   Reply: { 'ok' } when every lane given is bound to its tenant now; with nothing written,
-  { 'tenant', i, current } when lane i (1-based) is bound to another tenant (current), or holds
+  { 'tenant', i, current } when lane i (1-based) is bound to another tenant (current) than `from`, or holds
   pending or active jobs here under none (current ''); { 'settings', i } when lane i has settings
   here (weight, ceiling, rate, pause, order) and its tenant's shard is another one: they would stay
   behind, read by nobody.
@@ -22,19 +25,21 @@
 local rcall = redis.call
 
 local base = ARGV[1]
-if KEYS[1] ~= base .. 'bound' or (#ARGV - 1) % 3 ~= 0 then
+if KEYS[1] ~= base .. 'bound' or (#ARGV - 1) % 4 ~= 0 then
   return redis.error_reply('ERR echomq: bindLanes arguments do not match its keys')
 end
 local fresh = {}
-for o = 2, #ARGV, 3 do
-  local group, tenant, away = ARGV[o], ARGV[o + 1], ARGV[o + 2] == '1'
-  local item = (o + 1) / 3
+for o = 2, #ARGV, 4 do
+  local group, tenant, away, from = ARGV[o], ARGV[o + 1], ARGV[o + 2] == '1', ARGV[o + 3]
+  local item = (o + 2) / 4
   if group == '' or tenant == '' then
     return redis.error_reply('ERR echomq: bindLanes needs a group and a tenant for every lane')
   end
   local current = rcall('HGET', KEYS[1], group)
-  if current and current ~= tenant then return { 'tenant', item, current } end
-  if not current and fresh[group] == nil then
+  if current and current ~= tenant and current ~= from then return { 'tenant', item, current } end
+  if current and current ~= tenant then
+    fresh[group] = tenant
+  elseif not current and fresh[group] == nil then
     if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', base .. 'gactive', group) then
       return { 'tenant', item, '' }
     end

@@ -5,7 +5,8 @@
   settings to their new shards around the change (lib/shards/settings-move.ts). The caller checks every other
   shard first (mode 'check'), then shard 0 checks itself again and writes (mode 'set'), in one script.
   Once the new count is stored, every shard of the old and the new map drops its lanes' bindings to
-  tenants (mode 'unbind': see bindLanes; they were made for the old count, and the queue is empty).
+  tenants and its records of lanes gone from one (mode 'unbind': see bindLanes and moveLane; they
+  were made for the old count, and the queue is empty).
 
   KEYS[1]  shards   emq:{q}:shards (a hash: n, tags, the shards' tags as JSON, and gen; mode 'check' passes
                     the shard's own key, which is never written)
@@ -22,8 +23,7 @@
   Clock: none.
   Derived keys: active, schedule, dead, pending (the flat set) and lanes (the lane index: a lane of
   depth >= 1 holds a pending job; a head entry alone may outlive its lane's jobs, see headBack) of
-  the same shard, and its bound
-  (mode 'unbind'), from ARGV[1].
+  the same shard, and its bound and unbound (mode 'unbind'), from ARGV[1].
 ]]
 local rcall = redis.call
 --- @include "headEntry"
@@ -33,7 +33,7 @@ if KEYS[1] ~= base .. 'shards' or not n or n < 1 or n > 64 or n % 1 ~= 0 or (mod
   return redis.error_reply('ERR echomq: setShards arguments do not match its keys')
 end
 if mode == 'unbind' then
-  rcall('DEL', base .. 'bound')
+  rcall('DEL', base .. 'bound', base .. 'unbound')
   return { 1, n }
 end
 local before = tonumber(rcall('HGET', KEYS[1], 'n')) or 1

@@ -30,15 +30,18 @@
   ARGV[9] tc          optional: the W3C trace context of the submit, kept as row field `tc` ('' none)
   ARGV[10] tenant     optional: the lane's tenant ('' or absent: none named; see laneRing)
   ARGV[11] cost       optional: the job's cost, an integer 1..1000000 ('' or absent: 1; see admit)
-  ARGV[12] bound      optional: '1' on a shard of a sharded queue that is the lane's home, for a
-                      submit naming no tenant: a lane bound to a tenant (emq:{q}:bound, see bindLanes)
-                      lives in its tenant's shard, so the reply then says which tenant, and nothing
-                      is written
+  ARGV[12] bound      optional: '1' on a shard of a sharded queue. A submit naming no tenant is
+                      sent to the lane's home: a lane bound to a tenant there (emq:{q}:bound, see
+                      bindLanes) lives in its tenant's shard, so the reply then says which tenant,
+                      and nothing is written. A submit naming a tenant is sent to the tenant's
+                      shard: a lane recorded gone from that tenant there (emq:{q}:unbound, see
+                      moveLane) has moved, so the reply says to ask its home ('moved', '')
 
   Reply: { status, id }, status 'ok' | 'dup' | 'collide'; { 'tenant', current } when the lane holds
   jobs under another tenant (current, '' for none) than ARGV[10] names: nothing is written;
   { 'full', n } when the lane already holds its maxDepth n (see laneDepth): nothing is written;
-  { 'moved', tenant } when ARGV[12] asked and the lane is bound to `tenant`: nothing is written.
+  { 'moved', tenant } when ARGV[12] asked and the lane is bound to `tenant` ('' when the lane has
+  left the tenant named: ask its home): nothing is written.
   Clock: server TIME (submitted_at, due time of a delayed job).
   Derived keys: emq:{q}:job:<existing id> and emq:{q}:kept:<dedupKey> (a kept completion's dedup
   key), the lane ceilings emq:{q}:gdepth and delayed counts emq:{q}:gdelayed (see laneDepth), the lane's tenant emq:{q}:g:<group>:tenant and, under one, its tenant's ring and ring set
@@ -66,6 +69,8 @@ local tenant = ARGV[10] or ''
 if ARGV[12] == '1' and tenant == '' then
   local bound = rcall('HGET', base .. 'bound', group)
   if bound then return { 'moved', bound } end
+elseif ARGV[12] == '1' and rcall('HGET', base .. 'unbound', group) == tenant then
+  return { 'moved', '' }
 end
 local cost = ARGV[11] or ''
 if cost ~= '' and not string.match(cost, '^[1-9]%d?%d?%d?%d?%d?$') and cost ~= '1000000' then

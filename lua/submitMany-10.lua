@@ -19,7 +19,8 @@
                      chunks follow the jobs, to be checked with them (see `later` below); any of
                      these with 'b' appended on a shard of a sharded queue: the jobs naming no tenant
                      are checked against the lanes bound to a tenant here (emq:{q}:bound, see
-                     bindLanes), which live in their tenant's shard
+                     bindLanes), which live in their tenant's shard, and the jobs naming one
+                     against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane)
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 8 per job when some job of the chunk has a trace
   context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
@@ -38,7 +39,8 @@
   item, n } when item would take its lane past its maxDepth n (see laneDepth): nothing is written.
   A check-only call replies { 'room', group, room, new, n, ... } for the lanes with a maxDepth.
   With 'b': { 'moved', group, tenant, ... } for every lane named by a job that names no tenant and
-  bound to a tenant here: nothing is written.
+  bound to a tenant here, and (tenant '') every lane gone from the tenant a job names for it:
+  nothing is written.
   Clock: server TIME.
   Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending, emq:{q}:kept:<dedupKey>, emq:{q}:gdepth
   and emq:{q}:gdelayed (see laneDepth), the lane's
@@ -93,15 +95,29 @@ end
 -- NOTE: a lane bound to a tenant lives in its tenant's shard: jobs naming no tenant for it go
 -- there, so the caller is told where (all such lanes of the chunk at once) before anything is written.
 if bindCheck then
-  local groups, seen = {}, {}
+  local groups, seen, named, namedSeen = {}, {}, {}, {}
   for i = 0, n - 1 do
     local g = ARGV[3 + i * stride + 1]
-    if not seen[g] and (stride < 9 or ARGV[3 + i * stride + 8] == '') then
+    local t = stride >= 9 and ARGV[3 + i * stride + 8] or ''
+    if t == '' and not seen[g] then
       seen[g] = true
       groups[#groups + 1] = g
+    elseif t ~= '' and not namedSeen[g] then
+      namedSeen[g] = t
+      named[#named + 1] = g
     end
   end
   local moved = { 'moved' }
+  for first = 1, #named, 1000 do
+    local last = math.min(#named, first + 999)
+    local gone = rcall('HMGET', base .. 'unbound', unpack(named, first, last))
+    for i = first, last do
+      if gone[i - first + 1] == namedSeen[named[i]] then
+        moved[#moved + 1] = named[i]
+        moved[#moved + 1] = ''
+      end
+    end
+  end
   for first = 1, #groups, 1000 do
     local last = math.min(#groups, first + 999)
     local bound = rcall('HMGET', base .. 'bound', unpack(groups, first, last))

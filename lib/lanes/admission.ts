@@ -1,5 +1,5 @@
 import { MAX_COST, SUBMIT_CHUNK } from '../echomq.constants';
-import { idsExhausted, invalidArgument, laneBoundElsewhere, laneFull, laneSettingsLeftBehind, tenantsInCompat, tenantTaken } from '../echomq.messages';
+import { idsExhausted, invalidArgument, laneFull, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
@@ -7,8 +7,7 @@ import type { AdmitArgs, AdmitReply, AdmitResult, DepthRefusal, LaneRoom, LaterT
 import { checkDedupKey, checkJobId, checkName, checkOptInt, checkOptions, encodePayload } from '../validation/validate';
 import { captureTraceContext } from '../tracing/job-tracing';
 import type { LaneKeys } from '../redis/lane-keys';
-import { SettingsMove } from '../shards/settings-move';
-import { shardOf } from '../shards/shard-hash';
+import { LanePlacement } from '../shards/lane-placement';
 import type { LaneContext } from './lane-context';
 
 const MAX_DELAY_MS = 10 * 365 * 24 * 3600 * 1000;
@@ -16,24 +15,23 @@ const MINT_RETRIES = 5;
 
 /** @internal Admits work into lanes: submit and submitMany. */
 export class LaneAdmission {
-  private readonly settings: SettingsMove;
+  private readonly placement: LanePlacement;
 
   constructor(private readonly ctx: LaneContext) {
-    this.settings = new SettingsMove(ctx);
+    this.placement = new LanePlacement(ctx);
   }
 
   async submit(queue: string, group: unknown, payload: unknown, opts: unknown): Promise<string> {
     const k0 = this.ctx.keysOf(queue);
     const job = this.admitArgs(k0.queue, group, payload, opts);
     const n = await this.ctx.shards.count(k0);
-    if (n > 1) await this.bind(k0, n, [job], '');
-    for (let minted = 0; ;) {
-      const [k, sent, home] = this.route(k0, n, job);
-      const reply = await this.ctx.scripts.submit(k, sent, home);
+    for (let minted = 0, moved = 0; ;) {
+      if (n > 1) await this.placement.bind(k0, n, [job], '');
+      const [k, sent] = this.placement.route(k0, n, job);
+      const reply = await this.ctx.scripts.submit(k, sent, n > 1);
       if (isMoved(reply)) {
-        // NOTE: the lane's binding is known from here on, so the next pass goes to its tenant's shard.
-        if (!reply.moved.has(job.group)) throw new Error(`echomq: the home shard of lane ${job.group} of ${k0.queue} named another lane's binding`);
-        this.learn(k0, n, reply.moved);
+        // NOTE: where the lane lives is learnt again; the next pass goes there.
+        await this.placement.learn(k0, n, reply.moved, () => sent.tenant, moved++);
         continue;
       }
       const r = this.admitted(k.queue, [sent], '', reply);
@@ -71,35 +69,34 @@ export class LaneAdmission {
     });
     const n = await this.ctx.shards.count(k);
     if (n === 1) return this.ctx.durability.confirm('submitMany', k.queue, (await this.submitIn(k, jobs, jobs.map((_, i) => i))).ids, true, k);
-    await this.bind(k, n, jobs, 'items');
     // NOTE: each shard's items go in one call of their own, all at once; a refusal by one shard's
-    // script (a full lane) leaves what the other shards admitted (the README says so). A home
-    // shard that says some lanes live in their tenant's shard has admitted none of its items from
+    // script (a full lane) leaves what the other shards admitted (the README says so). A shard
+    // that says some lanes live elsewhere (see LanePlacement) has admitted none of its items from
     // that chunk on: those go again, now where their lanes live.
     const ids = new Array<string>(jobs.length);
     const wrote: LaneKeys[] = [];
     let left = jobs.map((_, i) => i);
-    while (left.length > 0) {
-      const parts = new Map<number, { keys: LaneKeys; jobs: AdmitArgs[]; places: number[]; home: boolean }>();
+    for (let moved = 0; left.length > 0; moved++) {
+      await this.placement.bind(k, n, jobs, 'items', left);
+      const parts = new Map<number, { keys: LaneKeys; jobs: AdmitArgs[]; places: number[] }>();
       for (const i of left) {
-        const [s, sent, home] = this.route(k, n, jobs[i]);
+        const [s, sent] = this.placement.route(k, n, jobs[i]);
         let part = parts.get(s.shard);
-        if (part === undefined) parts.set(s.shard, part = { keys: s, jobs: [], places: [], home: false });
+        if (part === undefined) parts.set(s.shard, part = { keys: s, jobs: [], places: [] });
         part.jobs.push(sent);
         part.places.push(i);
-        part.home ||= home;
       }
       const again: number[] = [];
       await Promise.all([...parts.values()].map(async (part) => {
         wrote.push(part.keys);
-        const got = await this.submitIn(part.keys, part.jobs, part.places, part.home);
+        const got = await this.submitIn(part.keys, part.jobs, part.places, true);
         got.ids.forEach((id, j) => {
           if (id === undefined) return;
           ids[part.places[j]] = id;
           this.ctx.shards.jobs.remember(k.queue, id, part.keys.shard);
         });
         if (got.moved) {
-          this.learn(k, n, got.moved);
+          await this.placement.learn(k, n, got.moved, (group) => part.jobs.find((j) => j.group === group)?.tenant, moved);
           again.push(...got.rest.map((j) => part.places[j]));
         }
       }));
@@ -109,76 +106,12 @@ export class LaneAdmission {
   }
 
   /**
-   * Where a job goes on a queue of `n` shards: the shard's keys, the job as sent there, and whether
-   * that shard is the lane's home asked where a bound lane lives (see lua/bindLanes-1.lua). A lane
-   * bound to a tenant, or named with one, lives in the tenant's shard, and its jobs go there naming
-   * the tenant; a lane this process knows no binding of goes home.
-   */
-  private route(k0: LaneKeys, n: number, job: AdmitArgs): [LaneKeys, AdmitArgs, boolean] {
-    if (n === 1) return [k0, job, false];
-    const tenant = job.tenant ?? this.ctx.shards.bindings.tenantOf(k0.queue, job.group);
-    if (tenant === undefined) return [k0.shardKeys(shardOf(job.group, n)), job, true];
-    return [k0.shardKeys(shardOf(tenant, n)), job.tenant === tenant ? job : { ...job, tenant }, false];
-  }
-
-  /** Records the bindings a home shard told (lane -> tenant). */
-  private learn(k0: LaneKeys, n: number, moved: Map<string, string>): void {
-    for (const [group, tenant] of moved) this.ctx.shards.bindings.remember(k0.queue, group, tenant);
-  }
-
-  /**
-   * On a sharded queue, binds each lane that `jobs` name a tenant for to that tenant in the lane's
-   * home shard (lua/bindLanes-1.lua: one call per home shard, all at once), unless this process
-   * already knows it bound so; a lane's settings at home go with it to the tenant's shard. Refuses,
-   * before any job of the call is written, a lane bound to another tenant or holding jobs at home
-   * under none (`list` names submitMany's items).
-   */
-  private async bind(k0: LaneKeys, n: number, jobs: AdmitArgs[], list: string): Promise<void> {
-    const homes = new Map<number, { group: string; tenant: string; away: boolean; item: number }[]>();
-    const seen = new Set<string>();
-    jobs.forEach((job, i) => {
-      if (job.tenant === undefined || seen.has(job.group)) return;
-      seen.add(job.group);
-      const known = this.ctx.shards.bindings.tenantOf(k0.queue, job.group);
-      if (known === job.tenant) return;
-      if (known !== undefined) this.refuseBound(k0.queue, job, known, tenantArg(list, i));
-      const home = shardOf(job.group, n);
-      const lanes = homes.get(home) ?? [];
-      lanes.push({ group: job.group, tenant: job.tenant, away: shardOf(job.tenant, n) !== home, item: i });
-      homes.set(home, lanes);
-    });
-    await Promise.all([...homes].map(async ([home, lanes]) => {
-      let r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), lanes);
-      // NOTE: a lane with settings at home takes them to its tenant's shard (it holds no job at
-      // home, or the script would have said so first), then the lanes are bound again.
-      for (let moved = 0; 'settings' in r && moved < lanes.length; moved++) {
-        const l = lanes[r.settings];
-        await this.settings.lane(k0.shardKeys(home), k0.shardKeys(shardOf(l.tenant, n)), l.group);
-        r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), lanes);
-      }
-      if ('refused' in r) {
-        const { item, current } = r.refused;
-        const job = jobs[lanes[item].item];
-        const argument = tenantArg(list, lanes[item].item);
-        if (current !== '') this.refuseBound(k0.queue, job, current, argument);
-        throw new EchoMqError(tenantTaken(argument, job.group, job.tenant ?? '', ''), { argument, queue: k0.queue });
-      }
-      if ('settings' in r) {
-        const l = lanes[r.settings];
-        const argument = tenantArg(list, l.item);
-        throw new EchoMqError(laneSettingsLeftBehind(argument, l.group, l.tenant), { argument, queue: k0.queue });
-      }
-      for (const l of lanes) this.ctx.shards.bindings.remember(k0.queue, l.group, l.tenant);
-    }));
-  }
-
-  /**
    * Admits `jobs` into one shard `k`, in chunks; `places[i]` is job i's place in the caller's items
-   * (what a refusal names); `home`: `k` is the home of the lanes of the jobs naming no tenant, asked
-   * where bound ones live. Returns the ids in the order of `jobs`; when the home shard says some
+   * (what a refusal names); `sharded`: `k` is a shard of a sharded queue, asked whether the lanes
+   * live there (see LanePlacement). Returns the ids in the order of `jobs`; when the shard says some
    * lanes live elsewhere (`moved`), `rest` are the jobs (places in `jobs`) it admitted none of.
    */
-  private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], home = false):
+  private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], sharded = false):
     Promise<{ ids: string[]; moved?: Map<string, string>; rest: number[] }> {
     // NOTE: a call of many chunks checks every chunk before it writes one, so one refused item
     // refuses the whole call (a writer between the checks and the writes can still make a later
@@ -193,7 +126,7 @@ export class LaneAdmission {
       const lanes = new Map<string, LaneRoom & { first: number }>();
       for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
         const chunk = jobs.slice(start, start + SUBMIT_CHUNK);
-        const reply = await this.ctx.scripts.submitMany(k, chunk, true, [], home);
+        const reply = await this.ctx.scripts.submitMany(k, chunk, true, [], sharded);
         if (isMoved(reply)) return { ids, moved: reply.moved, rest: jobs.map((_, i) => i) };
         const rooms = this.admitted(k.queue, chunk, 'items', reply, (i) => places[start + i]) as LaneRoom[];
         for (const r of rooms) {
@@ -212,7 +145,7 @@ export class LaneAdmission {
         const chunk = batch.map((b) => b.job);
         const check = start === 0 && attempt === 0 ? later : [];
         // NOTE: a refusal of a later chunk's lane names its item by its place in the call (the first chunk's offset is 0).
-        const reply = await this.ctx.scripts.submitMany(k, chunk, false, check, home);
+        const reply = await this.ctx.scripts.submitMany(k, chunk, false, check, sharded);
         if (isMoved(reply)) {
           const rest = [...batch.map((b) => b.at), ...jobs.slice(start + SUBMIT_CHUNK).map((_, j) => start + SUBMIT_CHUNK + j)];
           return { ids, moved: reply.moved, rest };
@@ -251,11 +184,6 @@ export class LaneAdmission {
     throw new EchoMqError(tenantTaken(argument, job.group, job.tenant ?? '', current), { argument, queue });
   }
 
-  /** The refusal of naming a tenant for a lane a sharded queue has bound to another (`bound`). */
-  private refuseBound(queue: string, job: AdmitArgs, bound: string, argument: string): never {
-    throw new EchoMqError(laneBoundElsewhere(argument, job.group, job.tenant ?? '', bound), { argument, queue });
-  }
-
   /** The refusal of a submit into a lane that holds its maxDepth `n`. */
   private refuseFull(queue: string, group: string, argument: string, n: number): never {
     throw new EchoMqError(laneFull(argument, group, n), { code: 'LANE_FULL', argument, queue, group });
@@ -292,11 +220,6 @@ export class LaneAdmission {
 /** Whether a submit script answered that lanes live in their tenant's shard (see ShardRouter.ofLane). */
 function isMoved<T>(reply: AdmitReply<T>): reply is { moved: Map<string, string> } {
   return typeof reply === 'object' && reply !== null && 'moved' in reply;
-}
-
-/** The argument naming the tenant of item `i` (`list`: submitMany's items; '' for a submit). */
-function tenantArg(list: string, i: number): string {
-  return list === '' ? 'opts.tenant' : `${list}[${i}].opts.tenant`;
 }
 
 /**

@@ -56,6 +56,8 @@ export class LaneKeys {
    * name hashes to) bound to a tenant, lane -> tenant (a hash): such a lane lives in its tenant's shard.
    */
   readonly bound: string;
+  /** `${prefix}:{q}:unbound`: on a sharded queue, the lanes gone from a tenant of this shard, lane -> that tenant (see lua/moveLane-1.lua). */
+  readonly unbound: string;
   /** What goes between the braces: the queue's name, or `q{i` for its shard i >= 1. */
   readonly tag: string;
 
@@ -89,6 +91,7 @@ export class LaneKeys {
     this.ordered = this.base + 'gordered';
     this.shards = this.base + 'shards';
     this.bound = this.base + 'bound';
+    this.unbound = this.base + 'unbound';
   }
 
   private readonly otherShards = new Map<number, LaneKeys>();

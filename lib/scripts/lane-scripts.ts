@@ -69,7 +69,8 @@ export interface LaneRoom {
 
 /**
  * @internal What a submit script answered: one result per job, or the refusal of the whole call, or
- * (a sharded queue's home shard, asked) the lanes that live in their tenant's shard, lane -> tenant.
+ * (a shard of a sharded queue, asked) the lanes that live elsewhere, lane -> the tenant its home binds it
+ * to ('' when the lane left the tenant the job named: ask its home).
  */
 export type AdmitReply<T> = T | { refused: TenantRefusal } | { full: DepthRefusal } | { moved: Map<string, string> };
 
@@ -138,6 +139,7 @@ export const SCRIPT_OF = {
   oldestLanes: 'oldestLanes',
   shards: 'setShards',
   bindLanes: 'bindLanes',
+  moveLane: 'moveLane',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -216,13 +218,13 @@ export class LaneScripts {
     };
   }
 
-  /** Admits one job; `home`: `k` is the lane's home shard of a sharded queue (see lua/bindLanes), asked where a bound lane lives. */
-  async submit(k: LaneKeys, job: AdmitArgs, home = false): Promise<AdmitReply<AdmitResult>> {
+  /** Admits one job; `sharded`: `k` is a shard of a sharded queue, asked whether the lane lives there (see lua/submit ARGV[12]). */
+  async submit(k: LaneKeys, job: AdmitArgs, sharded = false): Promise<AdmitReply<AdmitResult>> {
     const args: (string | number)[] = [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'];
-    if (home || job.tc !== undefined || job.tenant !== undefined || job.cost !== undefined) args.push(job.tc ?? '');
-    if (home || job.tenant !== undefined || job.cost !== undefined) args.push(job.tenant ?? '');
-    if (home || job.cost !== undefined) args.push(job.cost ?? '');
-    if (home) args.push('1');
+    if (sharded || job.tc !== undefined || job.tenant !== undefined || job.cost !== undefined) args.push(job.tc ?? '');
+    if (sharded || job.tenant !== undefined || job.cost !== undefined) args.push(job.tenant ?? '');
+    if (sharded || job.cost !== undefined) args.push(job.cost ?? '');
+    if (sharded) args.push('1');
     // NOTE: the script derives the lane's and the queue's keys from the base (see lua/submit): each key passed costs a call.
     const reply = (await this.run('submit', k.queue, 'submit', [k.job(job.id)], args)) as string[];
     if (reply[0] === 'tenant') return { refused: { item: 0, current: reply[1] } };
@@ -235,10 +237,10 @@ export class LaneScripts {
    * Admits a chunk; `checkOnly`: only checks the tenants it names and reads the room of its lanes
    * that have a maxDepth (nothing written; [] when no lane has one), see {@link laneRooms}.
    * `later`: the lanes that later chunks of the call name tenants for, checked before this one writes.
-   * `home`: `k` is the home shard of the lanes of the jobs naming no tenant (see {@link submit}).
+   * `sharded`: `k` is a shard of a sharded queue, asked whether the lanes live there (see {@link submit}).
    */
-  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false, later: LaterTenant[] = [], home = false): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
-    const count = (checkOnly ? `?${jobs.length}` : later.length > 0 ? `${jobs.length}+${later.length}` : `${jobs.length}`) + (home ? 'b' : '');
+  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false, later: LaterTenant[] = [], sharded = false): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
+    const count = (checkOnly ? `?${jobs.length}` : later.length > 0 ? `${jobs.length}+${later.length}` : `${jobs.length}`) + (sharded ? 'b' : '');
     const args: (string | number)[] = [k.base, count];
     // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
     // a 9th (its tenant) only when some job names one, a 10th (its cost) only when some job has one.
@@ -319,14 +321,26 @@ export class LaneScripts {
    * queue's shard map, `n` and its shards' `tags` ('set'); whether the shard was empty (nothing
    * written when not, `holds` saying what it held), and the count before.
    */
-  /** Binds lanes to tenants in their home shard `k` (see lua/bindLanes); `away`: the tenant's shard is another. */
-  async bindLanes(k: LaneKeys, lanes: { group: string; tenant: string; away: boolean }[]): Promise<BindReply> {
+  /**
+   * Binds lanes to tenants in their home shard `k` (see lua/bindLanes); `away`: the tenant's shard is
+   * another; `from`: the tenant a lane moves from (its shard recorded it gone), absent for a lane bound to none.
+   */
+  async bindLanes(k: LaneKeys, lanes: { group: string; tenant: string; away: boolean; from?: string }[]): Promise<BindReply> {
     const args: (string | number)[] = [k.base];
-    for (const l of lanes) args.push(l.group, l.tenant, l.away ? '1' : '0');
+    for (const l of lanes) args.push(l.group, l.tenant, l.away ? '1' : '0', l.from ?? '');
     const reply = (await this.run('submit', k.queue, 'bindLanes', [k.bound], args)) as (string | number)[];
     if (reply[0] === 'tenant') return { refused: { item: Number(reply[1]) - 1, current: String(reply[2]) } };
     if (reply[0] === 'settings') return { settings: Number(reply[1]) - 1 };
     return { ok: true };
+  }
+
+  /**
+   * One shard's half of a lane's move between tenants (see lua/moveLane): 'out' in the shard of the
+   * tenant it leaves (false, nothing written, while it holds jobs there), 'in' in the shard of the one it joins.
+   */
+  async moveLane(k: LaneKeys, group: string, tenant: string, mode: 'out' | 'in'): Promise<boolean> {
+    const reply = (await this.run('submit', k.queue, 'moveLane', [k.unbound], [k.base, group, tenant, mode])) as string[];
+    return reply[0] === 'ok';
   }
 
   async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind', tags: string[] | null = null, gen = ''):

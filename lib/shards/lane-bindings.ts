@@ -1,10 +1,11 @@
 /**
  * @internal The lanes of sharded queues that this process knows to be bound to a tenant (see
  * lua/bindLanes-1.lua): such a lane lives in its tenant's shard, not in the shard its own name
- * hashes to. A binding is fixed while the queue keeps its shard map (`shards()` drops them all
- * when it stores a new one, and this process forgets a queue's when it reads a new map), so one
- * known here is not stale; a lane not known here may have been bound by another process since,
- * which its home shard's scripts then say. Bounded: past MAX entries all are forgotten (and
+ * hashes to. What is known here may be stale: a lane not known may have been bound by another
+ * process since, which its home's scripts then say; a lane that moved to another tenant is
+ * recorded gone in its old tenant's shard, whose scripts then say to ask its home again (see
+ * lua/moveLane-1.lua). `shards()` drops every binding, and this process forgets a queue's when it
+ * reads a new map. Bounded: past MAX entries all are forgotten (and
  * learned again from the home shards).
  */
 export class LaneBindings {
@@ -26,6 +27,12 @@ export class LaneBindings {
     if (lanes === undefined) this.queues.set(queue, lanes = new Map());
     if (!lanes.has(group)) this.size++;
     lanes.set(group, tenant);
+  }
+
+  /** Forgets one lane's binding (its shard said it moved). */
+  forgetLane(queue: string, group: string): void {
+    const lanes = this.queues.get(queue);
+    if (lanes?.delete(group)) this.size--;
   }
 
   /** Forgets what was known of `queue` (its shard map changed). */

@@ -112,19 +112,18 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     expect(order('loose')).toEqual([0, 1]);
   });
 
-  it('refuses, writing nothing: another tenant for a bound lane (even empty), a tenant for a lane holding jobs under none', async () => {
+  it('refuses, writing nothing: another tenant for a lane holding jobs under its tenant, a tenant for a lane holding jobs under none', async () => {
     const q = queues.queue();
     await lanes.shards(q, SHARDS);
     const { tenant, away } = names(0);
     const other = names(3).tenant;
     await lanes.submit(q, away[0], 1, { tenant });
-    await drain(lanes, q);
     await lanes.submit(q, away[1], 1);
     const before = await dirty(client);
     for (const service of [lanes, fresh()]) {
-      const bound = await rejects(service.submit(q, away[0], 2, { tenant: other }));
-      expect(bound.argument).toBe('opts.tenant');
-      expect(bound.message).toContain(`bound to tenant "${tenant}"`);
+      const held = await rejects(service.submit(q, away[0], 2, { tenant: other }));
+      expect(held.argument).toBe('opts.tenant');
+      expect(held.message).toContain(`under tenant "${tenant}"`);
     }
     const loose = await rejects(lanes.submit(q, away[1], 2, { tenant }));
     expect(loose.argument).toBe('opts.tenant');
@@ -135,8 +134,56 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     // The bound lane still takes its own tenant, and jobs naming none, in the tenant's shard.
     await lanes.submit(q, away[0], 3, { tenant });
     await fresh().submit(q, away[0], 4);
-    expect(await client.zcard(keysOf(q).shardKeys(shardOf(tenant, SHARDS)).lane(away[0]))).toBe(2);
-    expect((await drain(lanes, q)).map((j) => j.group).sort()).toEqual([away[0], away[0], away[1]].sort());
+    expect(await client.zcard(keysOf(q).shardKeys(shardOf(tenant, SHARDS)).lane(away[0]))).toBe(3);
+    expect((await drain(lanes, q)).map((j) => j.group).sort()).toEqual([away[0], away[0], away[0], away[1]].sort());
+  });
+
+  it('a lane that holds no job takes another tenant: it moves to that tenant\'s shard with its settings, and processes that knew the old one follow', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const k = keysOf(q);
+    const { tenant: a, away } = names(1);
+    const b = names(2).tenant;
+    const g = away.find((x) => shardOf(x, SHARDS) !== 2)!;
+    const stale = fresh();
+    await stale.submit(q, g, { i: 0 }, { tenant: a });
+    await lanes.weight(q, g, 3);
+    await drain(lanes, q);
+    // Another process names tenant b: the lane moves (it held no job), its weight with it.
+    await lanes.submit(q, g, { i: 1 }, { tenant: b });
+    expect(await client.hget(k.shardKeys(shardOf(g, SHARDS)).bound, g)).toBe(b);
+    expect(await client.zcard(k.shardKeys(2).lane(g))).toBe(1);
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: b, weight: 3, pending: 1 });
+    expect(await client.hget(k.shardKeys(1).weight, g)).toBeNull();
+    // The stale process still thinks a: naming none, its job goes to the lane under b.
+    await stale.submit(q, g, { i: 2 });
+    await stale.submitMany(q, [{ group: g, payload: { i: 3 } }]);
+    expect(await client.zcard(k.shardKeys(2).lane(g))).toBe(3);
+    expect(await client.zcard(k.shardKeys(1).lane(g))).toBe(0);
+    // Naming a again while the lane holds jobs under b is refused, from either process.
+    for (const service of [stale, lanes]) expect((await rejects(service.submit(q, g, 9, { tenant: a }))).argument).toBe('opts.tenant');
+    expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([1, 2, 3]);
+    // Emptied, the stale process moves it back to a (its settings too), and the other follows.
+    await stale.submitMany(q, [{ group: g, payload: { i: 4 }, opts: { tenant: a } }]);
+    await lanes.submit(q, g, { i: 5 });
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: a, weight: 3, pending: 2 });
+    expect(await client.zcard(k.shardKeys(1).lane(g))).toBe(2);
+    expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([4, 5]);
+  });
+
+  it('a move that died half way (recorded gone, never bound anew) is healed by the next submit: the home\'s binding is the truth', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const k = keysOf(q);
+    const { tenant: a, away } = names(1);
+    const g = away[0];
+    await lanes.submit(q, g, 0, { tenant: a });
+    await drain(lanes, q);
+    await client.hset(k.shardKeys(1).unbound, g, a);
+    await lanes.submit(q, g, 1, { tenant: a });
+    await fresh().submit(q, g, 2);
+    expect(await client.zcard(k.shardKeys(1).lane(g))).toBe(2);
+    expect(await client.hget(k.shardKeys(1).unbound, g)).toBeNull();
   });
 
   it('a lane with settings in its home shard takes them along when a submit names a tenant of another shard', async () => {

@@ -1,0 +1,169 @@
+import { laneMoving, laneSettingsLeftBehind, tenantTaken } from '../echomq.messages';
+import { EchoMqError } from '../errors';
+import type { LaneContext } from '../lanes/lane-context';
+import type { LaneKeys } from '../redis/lane-keys';
+import type { AdmitArgs } from '../scripts/lane-scripts';
+import { SettingsMove } from './settings-move';
+import { shardOf } from './shard-hash';
+
+/** How many times a submit asks again where a lane lives before it gives up (a lane moving meanwhile). */
+const MAX_RELEARN = 8;
+
+/** A lane a submit names a tenant for, as its home shard's bindLanes takes it. */
+interface BindLane {
+  group: string;
+  tenant: string;
+  away: boolean;
+  /** The job's place among those given (what a refusal names). */
+  item: number;
+}
+
+/**
+ * @internal Where a submit's lanes live on a sharded queue, with tenants. A lane bound to a tenant
+ * lives in the tenant's shard; its home (the shard its own name hashes to) holds the binding, the
+ * truth (lua/bindLanes-1.lua). A submit naming a tenant binds the lane first; naming another
+ * tenant than the lane's, it moves the lane while it holds no job (lua/moveLane-1.lua: recorded
+ * gone in the old tenant's shard, bound anew at home, its settings carried). A shard that answers
+ * 'moved' makes the submit learn the binding again and go where it says.
+ */
+export class LanePlacement {
+  private readonly settings: SettingsMove;
+
+  constructor(private readonly ctx: LaneContext) {
+    this.settings = new SettingsMove(ctx);
+  }
+
+  /**
+   * Where a job goes on a queue of `n` shards: the shard's keys and the job as sent there. A lane
+   * bound to a tenant, or named with one, lives in the tenant's shard, and its jobs go there naming
+   * the tenant; a lane this process knows no binding of goes home, whose script says where a bound
+   * one lives.
+   */
+  route(k0: LaneKeys, n: number, job: AdmitArgs): [LaneKeys, AdmitArgs] {
+    if (n === 1) return [k0, job];
+    const tenant = job.tenant ?? this.ctx.shards.bindings.tenantOf(k0.queue, job.group);
+    if (tenant === undefined) return [k0.shardKeys(shardOf(job.group, n)), job];
+    return [k0.shardKeys(shardOf(tenant, n)), job.tenant === tenant ? job : { ...job, tenant }];
+  }
+
+  /**
+   * Takes in what a shard answered 'moved' (lane -> the tenant its home binds it to, or '' when the
+   * lane has left the tenant `sent` named for it: then its home is asked); `round` counts the
+   * answers one submit has had, so a lane that keeps moving ends it.
+   */
+  async learn(k0: LaneKeys, n: number, moved: Map<string, string>, sent: (group: string) => string | undefined, round: number): Promise<void> {
+    if (round >= MAX_RELEARN) {
+      throw new EchoMqError(laneMoving(k0.queue, [...moved.keys()][0], MAX_RELEARN), { code: 'UNAVAILABLE', queue: k0.queue });
+    }
+    await Promise.all([...moved].map(async ([group, tenant]) => {
+      if (tenant !== '') return this.ctx.shards.bindings.remember(k0.queue, group, tenant);
+      const named = sent(group);
+      const home = k0.shardKeys(shardOf(group, n));
+      const now = await this.ctx.read('submit', home, this.ctx.client.hget(home.bound, group));
+      // NOTE: the home still binds the lane to the tenant its shard says it left: the move that
+      // recorded it gone did not finish (or is under way, and records it again after binding): the
+      // home is the truth, so the record goes.
+      if (now !== null && now === named) await this.ctx.scripts.moveLane(k0.shardKeys(shardOf(now, n)), group, now, 'in');
+      if (now === null) this.ctx.shards.bindings.forgetLane(k0.queue, group);
+      else this.ctx.shards.bindings.remember(k0.queue, group, now);
+    }));
+  }
+
+  /**
+   * Binds each lane that `jobs` (those at `places`, default all) name a tenant for to that tenant,
+   * unless this process knows it bound so: in the lane's home shard (one call per home, all at
+   * once), its settings at home carried to the tenant's shard; a lane bound to another tenant moves
+   * while it holds no job. Refuses, before any job of the call is written, a lane holding jobs
+   * under another tenant or none (`list` names submitMany's items).
+   */
+  async bind(k0: LaneKeys, n: number, jobs: AdmitArgs[], list: string, places: number[] = jobs.map((_, i) => i)): Promise<void> {
+    for (let round = 0; ; round++) {
+      const homes = new Map<number, BindLane[]>();
+      const moves: { job: AdmitArgs; item: number; from: string }[] = [];
+      const seen = new Set<string>();
+      for (const i of places) {
+        const job = jobs[i];
+        if (job.tenant === undefined || seen.has(job.group)) continue;
+        seen.add(job.group);
+        const known = this.ctx.shards.bindings.tenantOf(k0.queue, job.group);
+        if (known === job.tenant) continue;
+        if (known !== undefined) {
+          moves.push({ job, item: i, from: known });
+          continue;
+        }
+        const home = shardOf(job.group, n);
+        const lanes = homes.get(home) ?? [];
+        lanes.push({ group: job.group, tenant: job.tenant, away: shardOf(job.tenant, n) !== home, item: i });
+        homes.set(home, lanes);
+      }
+      if (homes.size === 0 && moves.length === 0) return;
+      if (round >= MAX_RELEARN) {
+        throw new EchoMqError(laneMoving(k0.queue, (moves[0]?.job.group ?? [...homes.values()][0][0].group), MAX_RELEARN), { code: 'UNAVAILABLE', queue: k0.queue });
+      }
+      for (const m of moves) await this.move(k0, n, m.job, m.from, tenantArg(list, m.item));
+      await Promise.all([...homes].map(([home, lanes]) => this.bindHome(k0, n, home, lanes, list)));
+    }
+  }
+
+  /** Binds `lanes` in their home shard; a lane found bound to another tenant is remembered so, for the next round to move. */
+  private async bindHome(k0: LaneKeys, n: number, home: number, lanes: BindLane[], list: string): Promise<void> {
+    let r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), lanes);
+    // NOTE: a lane with settings at home takes them to its tenant's shard (it holds no job at
+    // home, or the script would have said so first), then the lanes are bound again.
+    for (let moved = 0; 'settings' in r && moved < lanes.length; moved++) {
+      const l = lanes[r.settings];
+      await this.settings.lane(k0.shardKeys(home), k0.shardKeys(shardOf(l.tenant, n)), l.group);
+      r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), lanes);
+    }
+    if ('refused' in r) {
+      const { item, current } = r.refused;
+      const l = lanes[item];
+      if (current === '') {
+        const argument = tenantArg(list, l.item);
+        throw new EchoMqError(tenantTaken(argument, l.group, l.tenant, ''), { argument, queue: k0.queue });
+      }
+      // NOTE: nothing was bound; the lane's binding is known now, and the next round moves it.
+      this.ctx.shards.bindings.remember(k0.queue, l.group, current);
+      return;
+    }
+    if ('settings' in r) {
+      const l = lanes[r.settings];
+      const argument = tenantArg(list, l.item);
+      throw new EchoMqError(laneSettingsLeftBehind(argument, l.group, l.tenant), { argument, queue: k0.queue });
+    }
+    for (const l of lanes) this.ctx.shards.bindings.remember(k0.queue, l.group, l.tenant);
+  }
+
+  /**
+   * Moves a lane bound to tenant `from` to the tenant `job` names, while it holds no job: recorded
+   * gone in `from`'s shard, its settings carried, bound anew at home, taken in by the new tenant's
+   * shard, and recorded gone again (a process that read the old binding meanwhile may have cleared
+   * the record). Refuses (`argument`) a lane that holds jobs under `from`.
+   */
+  private async move(k0: LaneKeys, n: number, job: AdmitArgs, from: string, argument: string): Promise<void> {
+    const to = job.tenant!;
+    const group = job.group;
+    const old = k0.shardKeys(shardOf(from, n));
+    const next = k0.shardKeys(shardOf(to, n));
+    const home = shardOf(group, n);
+    if (!(await this.ctx.scripts.moveLane(old, group, from, 'out'))) {
+      throw new EchoMqError(tenantTaken(argument, group, to, from), { argument, queue: k0.queue });
+    }
+    if (old !== next) await this.settings.lane(old, next, group);
+    const r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), [{ group, tenant: to, away: shardOf(to, n) !== home, from }]);
+    if ('refused' in r) {
+      // NOTE: another process moved it meanwhile: the lane is where that binding says (and gone from
+      // `from` all the same, so the record stays); the next round of bind decides again.
+      if (r.refused.current !== '') this.ctx.shards.bindings.remember(k0.queue, group, r.refused.current);
+      return;
+    }
+    await this.ctx.scripts.moveLane(next, group, to, 'in');
+    await this.ctx.scripts.moveLane(old, group, from, 'out');
+    this.ctx.shards.bindings.remember(k0.queue, group, to);
+  }
+}
+
+/** The argument naming the tenant of item `i` (`list`: submitMany's items; '' for a submit). */
+export function tenantArg(list: string, i: number): string {
+  return list === '' ? 'opts.tenant' : `${list}[${i}].opts.tenant`;
+}

@@ -1,0 +1,33 @@
+--[[
+  moveLane: on a sharded queue, one shard's half of a lane moving from one tenant to another (a
+  lane takes another tenant while it holds no job; see bindLanes). Mode 'out', in the shard of the
+  tenant the lane leaves: refuses while the lane holds pending or active jobs there, else records
+  the lane as gone from that tenant (emq:{q}:unbound, lane -> tenant), so that a submit naming that
+  tenant for the lane, sent here by a process that has not heard of the move, is told to ask the
+  lane's home again (see submit's ARGV[12], submitMany's 'b'). Mode 'in', in the shard of the tenant
+  the lane joins, once its home binds it: the lane is that tenant's here again (the record goes).
+
+  KEYS[1] unbound  emq:{q}:unbound (of the shard)
+
+  ARGV[1] base    'emq:{q}:'; must be the prefix of KEYS[1]
+  ARGV[2] group   the lane
+  ARGV[3] tenant  the tenant it leaves ('out') or joins ('in')
+  ARGV[4] mode    'out' or 'in'
+
+  Reply: { 'ok' }; or, with nothing written, { 'held' } when mode 'out' finds the lane holding jobs.
+  Clock: none.
+  Derived keys: the lane's pending set emq:{q}:g:<group>:pending and emq:{q}:gactive, from ARGV[1].
+]]
+local rcall = redis.call
+
+local base, group, tenant, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+if KEYS[1] ~= base .. 'unbound' or group == '' or tenant == '' or (mode ~= 'out' and mode ~= 'in') then
+  return redis.error_reply('ERR echomq: moveLane arguments do not match its keys')
+end
+if mode == 'in' then
+  if rcall('HGET', KEYS[1], group) == tenant then rcall('HDEL', KEYS[1], group) end
+  return { 'ok' }
+end
+if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', base .. 'gactive', group) then return { 'held' } end
+rcall('HSET', KEYS[1], group, tenant)
+return { 'ok' }
