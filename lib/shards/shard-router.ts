@@ -46,7 +46,8 @@ export class ShardRouter {
   /**
    * Keys of the shard that holds the lane named `group`: its tenant's shard when the lane is bound
    * to one (see lua/bindLanes-1.lua), else its home, the shard its name hashes to; the queue's own
-   * keys while unsharded.
+   * keys while unsharded. NOTE: for the lane's settings and reads (cold paths): the binding is read
+   * from the home each time, as another process may have moved the lane to another tenant since.
    */
   async ofLane(k: LaneKeys, group: string): Promise<LaneKeys> {
     const n = await this.count(k);
@@ -61,13 +62,12 @@ export class ShardRouter {
     return n === 1 ? k : k.shardKeys(shardOf(tenant, n));
   }
 
-  /** The tenant a lane of a sharded queue of `n` shards is bound to (null: none), as known here or read from its home. */
+  /** The tenant a lane of a sharded queue of `n` shards is bound to (null: none), read from its home (and remembered). */
   async boundTenant(k: LaneKeys, group: string, n: number): Promise<string | null> {
-    const known = this.bindings.tenantOf(k.queue, group);
-    if (known !== undefined) return known;
     const home = k.shardKeys(shardOf(group, n));
     const tenant = await this.read('lane', home, this.client.hget(home.bound, group));
     if (tenant !== null) this.bindings.remember(k.queue, group, tenant);
+    else this.bindings.forgetLane(k.queue, group);
     return tenant;
   }
 

@@ -155,7 +155,11 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     expect(await client.zcard(k.shardKeys(2).lane(g))).toBe(1);
     expect(await lanes.lane(q, g)).toMatchObject({ tenant: b, weight: 3, pending: 1 });
     expect(await client.hget(k.shardKeys(1).weight, g)).toBeNull();
-    // The stale process still thinks a: naming none, its job goes to the lane under b.
+    // The stale process still thinks a: a setting it makes lands where the lane is now.
+    await stale.limit(q, g, 5);
+    expect((await lanes.lane(q, g)).limit).toBe(5);
+    await stale.limit(q, g, null);
+    // And naming none, its job goes to the lane under b.
     await stale.submit(q, g, { i: 2 });
     await stale.submitMany(q, [{ group: g, payload: { i: 3 } }]);
     expect(await client.zcard(k.shardKeys(2).lane(g))).toBe(3);
