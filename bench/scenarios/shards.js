@@ -15,6 +15,8 @@
 //
 // Placement: shards() spreads a queue's shards over the masters in turn (the tags it stores); each
 // shard's master is read back (CLUSTER SLOTS, and each shard's slot from cluster-key-slot).
+// Tenants: per round, fairness 6 at scale on N = 1 and 6 (tenant A's 60 lanes, tenant B's one lane
+// and six free lanes, 400 jobs each): the share of the first claims each entry got, against 1/8.
 // EchoMQ only: BullMQ has no shards.
 const calculateSlot = require('cluster-key-slot');
 const { LanesService } = require('../../dist');
@@ -287,6 +289,44 @@ async function runOne(env, n, round, claim = CLAIM) {
   };
 }
 
+/** Fairness 6 at scale: tenant A's TENANT_A_LANES lanes, tenant B's one lane and FREE_LANES lanes of no tenant, each entry ENTRY_JOBS jobs. */
+const TENANT_A_LANES = 60;
+const FREE_LANES = 6;
+const ENTRY_JOBS = 400;
+
+/** The tenants' backlog, in submit order: A's jobs spread over its lanes, B's one lane, the free lanes, round-robin. */
+function tenantWorkload() {
+  const items = [];
+  for (let j = 0; j < ENTRY_JOBS; j++) {
+    items.push({ group: `a-${String(j % TENANT_A_LANES).padStart(2, '0')}`, payload: payload(items.length, 'a'), opts: { tenant: 'tenant-a' } });
+    items.push({ group: 'b-00', payload: payload(items.length, 'b'), opts: { tenant: 'tenant-b' } });
+    for (let f = 0; f < FREE_LANES; f++) items.push({ group: `free-${f}`, payload: payload(items.length, 'free') });
+  }
+  return items;
+}
+
+/**
+ * One drain of the tenants' backlog on N shards: the share of the first claims (while every entry is
+ * backlogged: ENTRY_JOBS claims per entry) that each entry got (A, B, each free lane), against its
+ * 1/(2 + FREE_LANES); the worst entry's share ÷ that is what the row reports.
+ */
+async function tenantShares(env, n, round) {
+  const { producer, consumers, ranges, cfg } = env;
+  const { q } = await placeQueue(producer, ranges, n, `tenants-n${n}-r${round}`);
+  const ids = await submitAll(producer, q, tenantWorkload());
+  const st = await drain(consumers, q, ids.length, cfg.drainTimeoutMs);
+  const entries = 2 + FREE_LANES;
+  const window = st.claims.filter((c) => c.rank <= ENTRY_JOBS * entries * 0.75);
+  const got = new Map();
+  for (const c of window) {
+    const who = c.group.startsWith('a-') ? 'A' : c.group.startsWith('b-') ? 'B' : c.group;
+    got.set(who, (got.get(who) ?? 0) + 1);
+  }
+  const shares = Object.fromEntries([...got].map(([who, k]) => [who, k / window.length]));
+  const worst = Math.max(...Object.values(shares).map((x) => Math.abs(x * entries - 1)));
+  return { n, shares, worst, aLanes: new Set(window.filter((c) => c.group.startsWith('a-')).map((c) => c.group)).size };
+}
+
 /**
  * The capacity model of the sharding design note (§4.6): X ≈ min(S·M ÷ (1 + 2·√(M/L)), S ÷ the busiest
  * shard's share of the jobs, consumer bound), here with one shard per master (N = M), the busiest share
@@ -312,6 +352,7 @@ async function run(ctx) {
   let cluster = null;
   const runs = Object.fromEntries(SHARD_COUNTS.map((n) => [n, []]));
   const controls = Object.fromEntries(SHARD_COUNTS.filter((n) => n > 1).map((n) => [n, []]));
+  const tenantRuns = { 1: [], 6: [] };
   try {
     cluster = await BenchCluster.start();
     log(`  shards: cluster of ${MASTERS} masters on ports ${cluster.ports.join(', ')}`);
@@ -333,6 +374,11 @@ async function run(ctx) {
     for (let r = 0; r < ctx.rounds; r++) {
       // The order rotates from round to round, so drift of the machine falls on each configuration alike.
       const order = PLAN.map((_, i) => PLAN[(i + r) % PLAN.length]);
+      for (const n of [1, 6]) {
+        const t = await tenantShares(env, n, r);
+        tenantRuns[n].push(t);
+        log(`  shards: round ${r + 1}/${ctx.rounds}, tenants on N=${n}: shares of the first claims ${Object.entries(t.shares).map(([w, x]) => `${w} ${(x * 100).toFixed(1)}%`).join(', ')}`);
+      }
       for (const { n, claim } of order) {
         log(`  shards: round ${r + 1}/${ctx.rounds}, N=${n}, claimMany(${claim})`);
         const res = await runOne(env, n, r, claim);
@@ -379,6 +425,13 @@ async function run(ctx) {
   for (const n of SHARD_COUNTS) {
     row({ metric: `light lanes' lateness δ, cycles (max of rank ÷ ${work.lanes} lanes − j), N=${n}`, unit: 'cycles', better: 'lower', digits: 3, echomq: pick(n, 'delta') });
   }
+  for (const n of [1, 6]) {
+    const entries = 2 + FREE_LANES;
+    row({ metric: `tenants (fairness 6 at scale: A ${TENANT_A_LANES} lanes, B 1 lane, ${FREE_LANES} free lanes, ${ENTRY_JOBS} jobs each), N=${n}: A's share of the first claims ÷ its 1/${entries}`,
+      unit: '×', better: 'closer to 1', digits: 2, echomq: tenantRuns[n].map((t) => (t.shares.A ?? 0) * entries) });
+    row({ metric: `tenants, N=${n}: the worst entry's share of the first claims, off its 1/${entries} by`, unit: '×', better: 'lower', digits: 3,
+      echomq: tenantRuns[n].map((t) => t.worst) });
+  }
   for (const n of SHARD_COUNTS) {
     row({ metric: `light jobs' wait p50, ms from the drain's start, N=${n}`, unit: 'ms', better: 'lower', digits: 1, echomq: pick(n, 'lightWaitP50') });
     row({ metric: `light jobs' wait p99, ms from the drain's start, N=${n}`, unit: 'ms', better: 'lower', digits: 1, echomq: pick(n, 'lightWaitP99') });
@@ -408,6 +461,7 @@ async function run(ctx) {
       jobSharePerShard: Object.fromEntries(SHARD_COUNTS.map((n) => [n, shardShares(perLane, n)])),
       floodShard: Object.fromEntries(SHARD_COUNTS.map((n) => [n, shardOf(FLOOD, n)])),
       projection,
+      tenants: tenantRuns,
       rounds: runs,
       controls,
     },
