@@ -1,13 +1,7 @@
 import IORedis from 'ioredis';
 import { EchoMqError } from '../../lib/errors';
 import type { LanesService } from '../../lib/lanes.service';
-import { engineFixture, serverTimeMs, snapshotAll, waitPastServerTime } from '../support/engine';
-
-/** The server's count of writes since its last save: any write moves it. */
-async function dirty(client: IORedis): Promise<number> {
-  const info = await client.info('persistence');
-  return Number(/rdb_changes_since_last_save:(\d+)/.exec(info)![1]);
-}
+import { dirty, engineFixture, serverTimeMs, snapshotAll, waitPastServerTime } from '../support/engine';
 
 describe('maxDepth: a lane that holds at most n', () => {
   const engine = engineFixture({ backoff: { delayMs: 60_000 } });

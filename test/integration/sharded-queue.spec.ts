@@ -1,26 +1,9 @@
 import type IORedis from 'ioredis';
-import { EchoMqError } from '../../lib/errors';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { shardOf } from '../../lib/shards/shard-hash';
-import { engineFixture, keysOf } from '../support/engine';
+import { dirty, engineFixture, keysOf, rejects } from '../support/engine';
 import { lanesOn, lanesPerShard } from '../support/lanes';
-
-/** The server's count of writes since its last save: any write moves it. */
-async function dirty(client: IORedis): Promise<number> {
-  return Number(/rdb_changes_since_last_save:(\d+)/.exec(await client.info('persistence'))![1]);
-}
-
-
-async function rejects(p: Promise<unknown>): Promise<EchoMqError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(EchoMqError);
-    return err as EchoMqError;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Claims one at a time and completes each, until nothing is served: the jobs in serve order. */
 async function drainOneByOne(lanes: LanesService, q: string): Promise<LaneJob[]> {

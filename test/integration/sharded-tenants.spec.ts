@@ -1,28 +1,12 @@
 import type IORedis from 'ioredis';
-import { EchoMqError } from '../../lib/errors';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { tenantEntry } from '../../lib/redis/lane-keys';
 import { shardOf } from '../../lib/shards/shard-hash';
-import { drain, engineFixture, keysOf } from '../support/engine';
+import { dirty, drain, engineFixture, keysOf, rejects } from '../support/engine';
 import { lanesOn, lanesPerShard } from '../support/lanes';
 
 const SHARDS = 4;
-
-/** The server's count of writes since its last save: any write moves it. */
-async function dirty(client: IORedis): Promise<number> {
-  return Number(/rdb_changes_since_last_save:(\d+)/.exec(await client.info('persistence'))![1]);
-}
-
-async function rejects(p: Promise<unknown>): Promise<EchoMqError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(EchoMqError);
-    return err as EchoMqError;
-  }
-  throw new Error('expected a rejection');
-}
 
 /**
  * Tenants on a sharded queue: a tenant and all its lanes live in the tenant's shard; the lane's

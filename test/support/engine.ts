@@ -1,10 +1,27 @@
 import type IORedis from 'ioredis';
+import { EchoMqError } from '../../lib/errors';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { LaneKeys } from '../../lib/redis/lane-keys';
 import type { EchoMqModuleOptions } from '../../lib/interfaces';
 import { dropQueue, lanesOn, testQueue } from './lanes';
 import { TestRedisServer } from './redis-server';
+
+/** The server's count of writes since its last save: any write moves it (how the bad-input tests see that nothing was written). */
+export async function dirty(client: IORedis): Promise<number> {
+  return Number(/rdb_changes_since_last_save:(\d+)/.exec(await client.info('persistence'))![1]);
+}
+
+/** The EchoMqError that `p` rejects with; fails the test when it resolves or rejects with something else. */
+export async function rejects(p: Promise<unknown>): Promise<EchoMqError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(EchoMqError);
+    return err as EchoMqError;
+  }
+  throw new Error('expected a rejection');
+}
 
 /** The server clock in ms, as the scripts read it (TIME). */
 export async function serverTimeMs(client: IORedis): Promise<number> {
