@@ -159,7 +159,7 @@ export const tenantTaken = (argument: string, group: string, tenant: string, cur
   + 'submit without a tenant (the job goes to the lane as it is), or use another group for that tenant.';
 
 export const laneMoving = (queue: string, group: string, rounds: number): string =>
-  `Queue ${show(queue)}: lane "${group}" kept moving between tenants while this submit looked for it (${rounds} times); nothing of it was written. Retry the submit (with its jobId, if you gave one).`;
+  `Queue ${show(queue)}: lane "${group}" kept moving between tenants while this submit looked for it (${rounds} times), and none of its jobs in this call were written. Retry the call (with the jobs' jobIds, if you gave them).`;
 
 export const laneSettingsLeftBehind = (argument: string, group: string, tenant: string): string =>
   `Invalid argument "${argument}": on this sharded queue lane "${group}" has settings (a weight, limit, rate, pause, maxDepth or ordered) in its own shard, and naming tenant "${tenant}" for it would move the lane to the tenant's shard without them. `
