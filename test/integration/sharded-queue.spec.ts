@@ -37,6 +37,8 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(plain.message).toContain('Redis Cluster');
     const compat = await rejects(lanesOn(client, { compat: 'echomq', shardsOnOneServer: true }).shards(q, 4));
     expect(compat.code).toBe('MISCONFIGURED');
+    // The contract refuses only n > 1 in compat mode: one shard is the queue as it is, and nothing is written.
+    await lanesOn(client, { compat: 'echomq' }).shards(q, 1);
     expect(await dirty(client)).toBe(before);
     // One shard is today's queue: allowed anywhere, and it writes no key.
     await lanesOn(client).shards(q, 1);
