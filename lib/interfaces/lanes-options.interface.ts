@@ -1,8 +1,14 @@
 /** Options of {@link LanesService.submit}. */
 export interface SubmitOptions {
-  /** A JOB id minted with `mintJobId()`; a live job with this id is not admitted twice. */
+  /**
+   * A JOB id minted with `mintJobId()`; a live job with this id is not admitted twice (on a sharded
+   * queue, within the shard of the job's lane: the same id under a lane of another shard may be).
+   */
   jobId?: string;
-  /** Idempotency key: while a job with this key is live, submits return its id. */
+  /**
+   * Idempotency key: while a job with this key is live, submits return its id (on a sharded queue,
+   * within the shard of the job's lane: resubmit with the same group).
+   */
   dedupKey?: string;
   /** Attempts before the job is dead-lettered (integer >= 1). @default the module's maxAttempts */
   maxAttempts?: number;
