@@ -57,15 +57,12 @@ export class LanePlacement {
     }
     await Promise.all([...moved].map(async ([group, tenant]) => {
       if (tenant !== '') return this.ctx.shards.bindings.remember(k0.queue, group, tenant);
-      const named = sent(group);
-      const home = k0.shardKeys(shardOf(group, n));
-      const now = await this.ctx.read('submit', home, this.ctx.client.hget(home.bound, group));
+      // NOTE: read from the home, and remembered (or forgotten) by the router as for any lane.
+      const now = await this.ctx.shards.boundTenant(k0, group, n);
       // NOTE: the home still binds the lane to the tenant its shard says it left: the move that
       // recorded it gone did not finish (or is under way, and records it again after binding): the
       // home is the truth, so the record goes.
-      if (now !== null && now === named) await this.ctx.scripts.moveLane(k0.shardKeys(shardOf(now, n)), group, now, 'in');
-      if (now === null) this.ctx.shards.bindings.forgetLane(k0.queue, group);
-      else this.ctx.shards.bindings.remember(k0.queue, group, now);
+      if (now !== null && now === sent(group)) await this.ctx.scripts.moveLane(k0.shardKeys(shardOf(now, n)), group, now, 'in');
     }));
   }
 
