@@ -13,7 +13,7 @@ import { EchoMqError } from '../errors';
 import type { QueueEvent, ResolvedEchoMqOptions } from '../interfaces';
 import { EchoMqConnections } from '../redis/echomq-connections';
 import { LaneKeys } from '../redis/lane-keys';
-import { toShardMap } from '../shards/shard-counts';
+import { readShardMap, toShardMap } from '../shards/shard-counts';
 import { LaneScripts, RedisClient } from '../scripts/lane-scripts';
 import { checkName } from '../validation/validate';
 import { EchoMqMetadataAccessor } from './echomq-metadata.accessor';
@@ -148,10 +148,7 @@ export class QueueEventsExplorer implements OnModuleInit, OnApplicationBootstrap
   private async shardKeys(): Promise<LaneKeys[]> {
     const queues = [...this.byQueue.keys()].map((q) => new LaneKeys(this.options.prefix, q));
     if (this.options.compat === 'echomq') return queues;
-    const maps = await Promise.all(queues.map(async (k) => {
-      const [n, tags] = await this.client.hmget(k.shards, 'n', 'tags');
-      return toShardMap(k.queue, n, tags);
-    }));
+    const maps = await Promise.all(queues.map(async (k) => toShardMap(k.queue, await readShardMap(this.client, k))));
     return queues.flatMap((k, i) => {
       k.useShardTags(maps[i].tags);
       return Array.from({ length: maps[i].n }, (_, s) => k.shardKeys(s));

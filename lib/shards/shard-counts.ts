@@ -1,4 +1,5 @@
 import type { LaneKeys } from '../redis/lane-keys';
+import type { RedisClient } from '../scripts/lane-scripts';
 import { isTagList } from './shard-tags';
 
 /** @internal How long a process trusts a queue's shard count before it reads it again (in the background). */
@@ -71,8 +72,13 @@ export class ShardCounts {
   }
 }
 
-/** @internal A shard map as the hash `emq:{q}:shards` holds it (fields n, tags and gen), read with HMGET. */
-export function toShardMap(queue: string, n: unknown, tags: unknown, gen?: unknown): ShardMap {
+/** @internal The read of a queue's shard map (one HMGET of `emq:{q}:shards` in shard 0), for {@link toShardMap}. */
+export function readShardMap(client: Pick<RedisClient, 'hmget'>, k: LaneKeys): Promise<(string | null)[]> {
+  return client.hmget(k.shards, 'n', 'tags', 'gen');
+}
+
+/** @internal A shard map as the hash `emq:{q}:shards` holds it (fields n, tags and gen), from {@link readShardMap}. */
+export function toShardMap(queue: string, [n, tags, gen]: (string | null)[]): ShardMap {
   const count = Number(n) || 1;
   const map: ShardMap = { n: count };
   if (count > 1 && typeof gen === 'string') map.gen = gen;

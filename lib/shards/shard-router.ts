@@ -4,7 +4,7 @@ import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { RedisClient } from '../scripts/lane-scripts';
 import { LaneBindings } from './lane-bindings';
-import { JobShards, ShardCounts, ShardMap, toShardMap } from './shard-counts';
+import { JobShards, readShardMap, ShardCounts, ShardMap, toShardMap } from './shard-counts';
 import { shardOf } from './shard-hash';
 import { ShardVisits } from './shard-visits';
 
@@ -31,8 +31,7 @@ export class ShardRouter {
 
   /** The queue's shard map as the server holds it now (count and tags; n 1 while it is unsharded). */
   async readMap(k: LaneKeys): Promise<ShardMap> {
-    const [n, tags, gen] = await this.read('shards', k, this.client.hmget(k.shards, 'n', 'tags', 'gen'));
-    return toShardMap(k.queue, n, tags, gen);
+    return toShardMap(k.queue, await this.read('shards', k, readShardMap(this.client, k)));
   }
 
   /**
