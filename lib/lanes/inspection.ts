@@ -5,6 +5,7 @@ import { FairnessViewScripts } from '../scripts/fairness-view-scripts';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
 import { invalidArgument } from '../echomq.messages';
 import { EchoMqError } from '../errors';
+import { mergeTop } from '../shards/merge-top';
 import type { LaneContext } from './lane-context';
 
 const MAX_COUNT = 1_000_000;
@@ -101,19 +102,15 @@ export class LaneInspection {
       const names = await this.ctx.read('topLanes', s, this.ctx.client.zrevrangebyscore(s.index, DEPTHS_BELOW_HEADS, '-inf', 'LIMIT', 0, n));
       return this.rows(s, names);
     }));
-    if (tops.length === 1) return tops[0];
-    // NOTE: each shard's top n, by its exact rows: the queue's top n is among them.
-    return tops.flat().sort((a, b) => b.pending - a.pending || (a.group < b.group ? -1 : 1)).slice(0, n);
+    return mergeTop(tops, n, (l) => l.pending, (l) => l.group);
   }
 
   /** The `count` lanes whose head jobs have waited longest, longest first (exact; see lua/oldestLanes-1.lua). */
   async oldestLanes(queue: string, count: unknown): Promise<LaneHeadWait[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    const shards = await this.ctx.shards.all(k);
-    if (shards.length === 1) return this.fairness.oldest(k, n);
-    const each = await Promise.all(shards.map((s) => this.fairness.oldest(s, n)));
-    return each.flat().sort((a, b) => b.headWaitMs - a.headWaitMs || (a.group < b.group ? -1 : 1)).slice(0, n);
+    const each = await Promise.all((await this.ctx.shards.all(k)).map((s) => this.fairness.oldest(s, n)));
+    return mergeTop(each, n, (l) => l.headWaitMs, (l) => l.group);
   }
 
   /** What the lanes were served over the last minute (see lua/laneShares-4.lua). */

@@ -5,6 +5,7 @@ import type { PauseOptions, TenantInfo, TenantPending } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import { TenantScripts } from '../scripts/tenant-scripts';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
+import { mergeTop } from '../shards/merge-top';
 import type { LaneContext } from './lane-context';
 
 /** @internal The longest timed pause of a tenant: ten years, as a lane's. */
@@ -64,10 +65,8 @@ export class LaneTenants {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, 1_000, k.queue);
     // NOTE: a tenant lives in one shard, so each shard's top n, merged, holds the queue's.
-    const shards = await this.ctx.shards.all(k);
-    if (shards.length === 1) return this.scripts.top(k, n);
-    const tops = await Promise.all(shards.map((s) => this.scripts.top(s, n)));
-    return tops.flat().sort((a, b) => b.pending - a.pending || (a.tenant < b.tenant ? -1 : 1)).slice(0, n);
+    const tops = await Promise.all((await this.ctx.shards.all(k)).map((s) => this.scripts.top(s, n)));
+    return mergeTop(tops, n, (t) => t.pending, (t) => t.tenant);
   }
 
   async info(queue: string, tenant: unknown): Promise<TenantInfo> {

@@ -1,0 +1,8 @@
+/**
+ * @internal The `n` first of a sharded read's answers, each shard's own top `n` (so the queue's top
+ * `n` is among them): by `score`, highest first, ties by `name` so the order is stable.
+ */
+export function mergeTop<T>(parts: T[][], n: number, score: (x: T) => number, name: (x: T) => string): T[] {
+  if (parts.length === 1) return parts[0];
+  return parts.flat().sort((a, b) => score(b) - score(a) || (name(a) < name(b) ? -1 : 1)).slice(0, n);
+}
