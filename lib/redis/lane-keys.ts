@@ -161,14 +161,23 @@ export class LaneKeys {
     return `${this.base}kept:${dedupKey}`;
   }
 
-  /** A SCAN pattern matching every job row of the queue (clean of kept completed rows; never for scripts). */
-  jobPattern(): string {
-    return `${this.prefix}:{${this.tag.replace(/[*?[\]\\]/g, '\\$&')}}:job:*`;
-  }
-
-  /** A pattern matching every key of the queue (for tests and tools, obliterate; never for scripts). */
+  /** A pattern matching every key of this shard (for tests and tools; never for scripts). */
   pattern(): string {
     return `${this.prefix}:{${this.tag.replace(/[*?[\]\\]/g, '\\$&')}}:*`;
+  }
+
+  /**
+   * A SCAN MATCH pattern for the keys of every shard of the queue, of any shard count (shard 0's
+   * `{q}` and shard i's `{q{i…}`): one walk of the server finds them all ({@link shardBaseOf} sorts them).
+   */
+  queuePattern(): string {
+    return `${this.prefix}:{${this.queue.replace(/[*?[\]\\]/g, '\\$&')}[{}]*`;
+  }
+
+  /** The base (`${prefix}:{tag}:`) of a key that {@link queuePattern} matched, null for one of another shape. */
+  shardBaseOf(key: string): string | null {
+    const end = key.indexOf('}:', this.prefix.length + 2 + this.queue.length);
+    return end < 0 ? null : key.slice(0, end + 2);
   }
 
   /** A SCAN MATCH pattern for the settings hashes of this shard's tenants (`t:<tenant>:info`). */
