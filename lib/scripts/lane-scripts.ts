@@ -317,9 +317,9 @@ export class LaneScripts {
   }
 
   /**
-   * Checks that shard `k` holds no job and no lane ('check'), or on shard 0 checks and stores the
-   * queue's shard map, `n` and its shards' `tags` ('set'); whether the shard was empty (nothing
-   * written when not, `holds` saying what it held), and the count before.
+   * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
+   * map, `n`, its shards' `tags` and the map's `gen` ('set'), or drops the shard's lane bindings
+   * ('unbind', see lua/setShards); whether the shard was empty (nothing written when not), and the count before.
    */
   /**
    * Binds lanes to tenants in their home shard `k` (see lua/bindLanes); `away`: the tenant's shard is
@@ -353,7 +353,7 @@ export class LaneScripts {
   /** The entries of a queue's (or a shard's) ring: its list and its virtual-time set (one of them is empty). */
   async ringSize(k: LaneKeys): Promise<number> {
     const [list, vt] = await withinCallTimeout(Promise.all([this.client.llen(k.ring), this.client.zcard(k.ring + ':vt')]),
-      this.callTimeoutMs, 'position', k.queue);
+      this.callTimeoutMs, 'ring', k.queue);
     return Number(list) + Number(vt);
   }
 
