@@ -1,3 +1,4 @@
+import { LANE_ROWS_PER_SCRIPT } from '../echomq.constants';
 import type { LaneInfo, TenantInfo } from '../interfaces';
 import { isHeadEntry, LaneKeys } from '../redis/lane-keys';
 import { scanKeys } from '../redis/key-scan';
@@ -39,8 +40,9 @@ export class SettingsMove {
     const plan: SettingsPlan = { lanes: [], tenants: [], bound: [] };
     for (const from of shards) {
       const groups = await this.lanesIn(from);
-      for (let i = 0; i < groups.length; i += BATCH) {
-        const rows = await Promise.all(groups.slice(i, i + BATCH).map((g) => this.ctx.scripts.lane(from, g)));
+      // NOTE: LANE_ROWS_PER_SCRIPT rows a script (laneRows, as scanLanes reads them), not a script per lane.
+      for (let i = 0; i < groups.length; i += LANE_ROWS_PER_SCRIPT) {
+        const rows = await this.ctx.scripts.laneRows(from, groups.slice(i, i + LANE_ROWS_PER_SCRIPT));
         for (const lane of rows) {
           const to = next(shardOf(lane.tenant ?? lane.group, n));
           if (to.base !== from.base) plan.lanes.push({ from, to, lane });

@@ -85,7 +85,7 @@ export class ShardRouter {
     if (n === 1) return k;
     const seen = this.jobs.shardOf(k.queue, id);
     if (seen !== undefined && seen < n) return k.shardKeys(seen);
-    const shards = Array.from({ length: n }, (_, i) => k.shardKeys(i));
+    const shards = await this.all(k);
     const found = await Promise.all(shards.map((s) => this.read('job', s, this.client.exists(s.job(id)))));
     const at = found.findIndex((x) => Number(x) > 0);
     if (at < 0) return k;
