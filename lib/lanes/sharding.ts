@@ -44,11 +44,11 @@ export class LaneSharding {
     // NOTE: every other shard of the old and the new map is checked first, then shard 0 checks itself
     // and writes in one script; a submit racing the change can still land in between (the caller
     // changes the count of a queue nobody writes to, see the README).
-    const oldKeys = (i: number): LaneKeys => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, now.tags?.[i]));
-    const nextKeys = (i: number): LaneKeys => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, next[i]));
+    const oldShards = Array.from({ length: now.n }, (_, i) => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, now.tags?.[i])));
+    const newShards = Array.from({ length: count }, (_, i) => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, next[i])));
     const others = new Map<string, [LaneKeys, number]>();
-    for (let i = 1; i < now.n; i++) others.set(oldKeys(i).base, [oldKeys(i), i]);
-    for (let i = 1; i < count; i++) others.set(nextKeys(i).base, [nextKeys(i), i]);
+    oldShards.forEach((s, i) => i > 0 && others.set(s.base, [s, i]));
+    newShards.forEach((s, i) => i > 0 && others.set(s.base, [s, i]));
     for (const [shard, i] of others.values()) {
       const { empty } = await this.ctx.scripts.setShards(shard, count, 'check');
       if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, i), { code: 'NOT_EMPTY', queue: k.queue });
@@ -56,13 +56,7 @@ export class LaneSharding {
     // NOTE: settings live in their lane's (their tenant's) shard: they are copied before the new
     // map is stored and cleared after it (shards/settings-move.ts).
     const move = new SettingsMove(this.ctx);
-    const byBase = new Map<string, LaneKeys>();
-    const shardOfNew = (i: number): LaneKeys => {
-      const keys = nextKeys(i);
-      if (!byBase.has(keys.base)) byBase.set(keys.base, keys);
-      return byBase.get(keys.base)!;
-    };
-    const plan = await move.plan(Array.from({ length: now.n }, (_, i) => oldKeys(i)), count, shardOfNew);
+    const plan = await move.plan(oldShards, count, (i) => newShards[i]);
     await move.copy(plan);
     const gen = randomBytes(6).toString('hex');
     const { empty } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
@@ -72,12 +66,13 @@ export class LaneSharding {
     // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua): the
     // bindings go, and the lanes with settings under a tenant are bound again where they now live.
     await Promise.all([k, ...[...others.values()].map(([shard]) => shard)].map((shard) => this.ctx.scripts.setShards(shard, count, 'unbind')));
-    if (count > 1) {
-      for (const { group, tenant } of plan.bound) {
-        const home = shardOf(group, count);
-        if (home !== shardOf(tenant, count)) await this.ctx.scripts.bindLanes(k.shardKeys(home), [{ group, tenant, away: true }]);
-      }
+    // NOTE: one bindLanes call per home shard, all at once.
+    const homes = new Map<number, { group: string; tenant: string; away: boolean }[]>();
+    for (const { group, tenant } of count > 1 ? plan.bound : []) {
+      const home = shardOf(group, count);
+      if (home !== shardOf(tenant, count)) homes.set(home, [...(homes.get(home) ?? []), { group, tenant, away: true }]);
     }
+    await Promise.all([...homes].map(([home, lanes]) => this.ctx.scripts.bindLanes(k.shardKeys(home), lanes)));
     // The queue's own settings, which shard 0's meta holds, go to the new shards: its fairness and its pause.
     const fair = meta[1] as FairnessBy | null;
     for (let i = 1; i < count; i++) {
