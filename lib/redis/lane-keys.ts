@@ -179,11 +179,6 @@ export class LaneKeys {
     const end = key.indexOf('}:', this.prefix.length + 2 + this.queue.length);
     return end < 0 ? null : key.slice(0, end + 2);
   }
-
-  /** A SCAN MATCH pattern for the settings hashes of this shard's tenants (`t:<tenant>:info`). */
-  tenantInfoPattern(): string {
-    return `${this.pattern().slice(0, -1)}t:*:info`;
-  }
 }
 
 /** @internal A tenant's entry on the queue's ring: '{t}' cannot open a group name (no '{' in names). */

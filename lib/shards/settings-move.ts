@@ -38,6 +38,7 @@ export class SettingsMove {
    */
   async plan(shards: LaneKeys[], n: number, next: (i: number) => LaneKeys): Promise<SettingsPlan> {
     const plan: SettingsPlan = { lanes: [], tenants: [], bound: [] };
+    const tenantsOf = await this.tenantsIn(shards);
     for (const from of shards) {
       const groups = await this.lanesIn(from);
       // NOTE: LANE_ROWS_PER_SCRIPT rows a script (laneRows, as scanLanes reads them), not a script per lane.
@@ -49,7 +50,7 @@ export class SettingsMove {
           if (lane.tenant !== null) plan.bound.push({ group: lane.group, tenant: lane.tenant });
         }
       }
-      const tenants = await this.tenantsIn(from);
+      const tenants = tenantsOf.get(from) ?? [];
       for (let i = 0; i < tenants.length; i += BATCH) {
         const rows = await Promise.all(tenants.slice(i, i + BATCH).map((t) => this.tenantScripts.info(from, t)));
         for (const tenant of rows) {
@@ -132,17 +133,27 @@ export class SettingsMove {
   }
 
   /**
-   * The tenants of a shard that have settings hashes. Only when some tenant of the shard has ever
-   * had a setting (meta field tenantSet): a SCAN of the server, which no index spares.
+   * The tenants of each shard that have settings hashes. Only where some tenant of the shard has
+   * ever had a setting (meta field tenantSet): one SCAN walk of the server for all such shards
+   * (LaneKeys.queuePattern), which no index spares.
    */
-  private async tenantsIn(k: LaneKeys): Promise<string[]> {
-    if ((await this.ctx.read('shards', k, this.ctx.client.hexists(k.meta, 'tenantSet'))) !== 1) return [];
-    const head = `${k.base}t:`;
-    const out = new Set<string>();
-    await scanKeys(this.ctx.client, k.tenantInfoPattern(), 1000, async (keys) => {
-      for (const key of keys) if (key.startsWith(head) && key.endsWith(':info')) out.add(key.slice(head.length, -':info'.length));
-    });
-    return [...out];
+  private async tenantsIn(shards: LaneKeys[]): Promise<Map<LaneKeys, string[]>> {
+    const marked = await Promise.all(shards.map((k) => this.ctx.read('shards', k, this.ctx.client.hexists(k.meta, 'tenantSet'))));
+    const byBase = new Map(shards.filter((_, i) => marked[i] === 1).map((k) => [k.base, k]));
+    const found = new Map<LaneKeys, Set<string>>();
+    if (byBase.size > 0) {
+      await scanKeys(this.ctx.client, shards[0].queuePattern(), 1000, async (keys) => {
+        for (const key of keys) {
+          const base = shards[0].shardBaseOf(key);
+          const k = base === null ? undefined : byBase.get(base);
+          if (k === undefined || !key.startsWith(`${k.base}t:`) || !key.endsWith(':info')) continue;
+          const names = found.get(k) ?? new Set<string>();
+          names.add(key.slice(k.base.length + 2, -':info'.length));
+          found.set(k, names);
+        }
+      });
+    }
+    return new Map([...found].map(([k, names]) => [k, [...names]]));
   }
 }
 
