@@ -4,11 +4,11 @@
 // in its own directory, joined with `redis-cli --cluster create`; stopped (SIGKILL: nothing to keep)
 // and removed by stop(), by killNow() on the way out of the process, and on a failed start.
 const { spawn, spawnSync } = require('child_process');
-const { mkdtempSync, rmSync } = require('fs');
+const { mkdtempSync } = require('fs');
 const os = require('os');
 const path = require('path');
 const IORedis = require('ioredis');
-const { freePort, HOST, ping } = require('./server');
+const { BenchServer, freePort, HOST, ping } = require('./server');
 
 const MASTERS = 3;
 
@@ -55,7 +55,8 @@ class BenchCluster {
       '--protected-mode', 'yes', '--loglevel', 'warning', '--maxclients', '10000',
       '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort),
       '--cluster-node-timeout', '5000'];
-    const node = { port, busPort, dir, child: null, stderr: '' };
+    // NOTE: a BenchServer, so stopping and the exit path's kill are the single server's.
+    const node = Object.assign(new BenchServer(port, dir, null, bin), { busPort, stderr: '' });
     this.nodes.push(node);
     node.child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     node.child.stderr.on('data', (d) => (node.stderr += d));
@@ -126,32 +127,12 @@ class BenchCluster {
   /** Stops every node (SIGKILL) and removes their directories. Idempotent. */
   async stop() {
     process.removeListener('exit', this.exitHook);
-    await Promise.all(this.nodes.map((node) => new Promise((resolve) => {
-      const finish = () => {
-        rmSync(node.dir, { recursive: true, force: true });
-        resolve();
-      };
-      const child = node.child;
-      if (!child || child.exitCode !== null || child.signalCode !== null) return finish();
-      child.once('exit', finish);
-      child.kill('SIGKILL');
-    })));
+    await Promise.all(this.nodes.map((node) => node.stop()));
   }
 
   /** Synchronous last resort for process exit paths. */
   killNow() {
-    for (const node of this.nodes) {
-      try {
-        if (node.child && node.child.exitCode === null && node.child.signalCode === null) node.child.kill('SIGKILL');
-      } catch {
-        /* already gone */
-      }
-      try {
-        rmSync(node.dir, { recursive: true, force: true });
-      } catch {
-        /* best effort */
-      }
-    }
+    for (const node of this.nodes) node.killNow();
   }
 }
 
