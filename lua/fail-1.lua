@@ -42,6 +42,7 @@
   Derived keys also: the job's lane.
 ]]
 local rcall = redis.call
+--- @include "indexGrew"
 --- @include "queueRoom"
 --- @include "nowMs"
 --- @include "ringJoin"
@@ -98,8 +99,9 @@ if wait > 0 then
 else
   rcall('HSET', K[1], 'state', 'pending', 'last_error', err)
   markReady(K[1], now, K[12], group)
-  rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
-  rcall('ZINCRBY', K[12], '1', group)
+  local laneKey = base .. 'g:' .. group .. ':pending'
+  rcall('ZADD', laneKey, 0, id)
+  indexGrew(K[12], group, laneKey, 1)
 end
 ringJoin(base, group, K[6], K[7], K[5], K[4], K[3], K[10])
 return 'retry'

@@ -7,8 +7,9 @@
     for Jain's index: a backlogged lane starved in the window has an old head. A lane is missed only
     when it was never among the top of any one bucket.
   - 'rows': for up to 500 named lanes, what they were served in the window that ends at `now` (the 7
-    buckets of 10 s that meet it, the oldest weighted by its part inside it), their depth, weight and
-    tenant.
+    buckets of 10 s that meet it, the oldest weighted by its part inside it), their depth as the lane
+    index has it (within a factor of two, see includes/indexMoved: the caller asks only whether it is
+    above 0), weight and tenant.
   - 'sums': the weights behind `entitled`: the sum over the queue's backlogged entries (lanes of no
     tenant, and tenants with a backlogged lane, each at its weight), and per such tenant the sum of its
     backlogged lanes' weights. It reads the tenants' lane sets and the weighted lanes up to BUDGET lanes

@@ -29,6 +29,7 @@
   Events: publishes to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
+--- @include "indexGrew"
 --- @include "queueRoom"
 --- @include "nowMs"
 --- @include "ringRejoin"
@@ -71,8 +72,9 @@ for i = 1, #expired do
     else
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, now, KEYS[10], group)
-      rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
-      rcall('ZINCRBY', KEYS[10], '1', group)
+      local laneKey = base .. 'g:' .. group .. ':pending'
+      rcall('ZADD', laneKey, 0, id)
+      indexGrew(KEYS[10], group, laneKey, 1)
     end
     ringRejoin(base, group, left, not spent, KEYS[5], KEYS[6], KEYS[4], KEYS[3], KEYS[2], KEYS[8])
   end

@@ -22,6 +22,7 @@
   Derived keys: the job's lane, from ARGV[1] pinned to KEYS[6].
 ]]
 local rcall = redis.call
+--- @include "indexGrew"
 --- @include "queueRoom"
 --- @include "ringJoin"
 --- @include "releaseActive"
@@ -45,7 +46,8 @@ if held and string.byte(held) == 49 then queueRoom(KEYS[8], KEYS[2], 1) end
 rcall('HSET', KEYS[1], 'state', 'pending')
 rcall('HINCRBY', KEYS[1], 'base', 1)
 markReady(KEYS[1], nowMs(), KEYS[9], group)
-rcall('ZADD', base .. 'g:' .. group .. ':pending', 0, id)
-rcall('ZINCRBY', KEYS[9], '1', group)
+local laneKey = base .. 'g:' .. group .. ':pending'
+rcall('ZADD', laneKey, 0, id)
+indexGrew(KEYS[9], group, laneKey, 1)
 ringJoin(base, group, KEYS[6], KEYS[7], KEYS[5], KEYS[4], KEYS[3], KEYS[8])
 return 1

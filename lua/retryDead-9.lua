@@ -22,6 +22,7 @@
   set (the row's `held`, see laneRing), from ARGV[1] pinned to KEYS[3].
 ]]
 local rcall = redis.call
+--- @include "indexGrew"
 --- @include "ringJoin"
 --- @include "nowMs"
 --- @include "markReady"
@@ -37,8 +38,9 @@ if row[4] and #row[4] > 1 then tenantOps().giveBack(base, KEYS[1], row[3], strin
 rcall('ZREM', KEYS[2], id)
 rcall('HSET', KEYS[1], 'state', 'pending', 'base', row[2])
 markReady(KEYS[1], nowMs(), KEYS[9], row[3])
-rcall('ZADD', base .. 'g:' .. row[3] .. ':pending', 0, id)
-rcall('ZINCRBY', KEYS[9], '1', row[3])
+local laneKey = base .. 'g:' .. row[3] .. ':pending'
+rcall('ZADD', laneKey, 0, id)
+indexGrew(KEYS[9], row[3], laneKey, 1)
 rcall('HDEL', KEYS[1], 'done')
 ringJoin(base, row[3], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
 return 1

@@ -55,6 +55,7 @@ local rcall = redis.call
 --- @include "laneDepth"
 --- @include "headBack"
 --- @include "headReady"
+--- @include "indexMoved"
 
 local base, id, group, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local dedup = ARGV[5]
@@ -101,7 +102,7 @@ if status == 'ok' then
     if depth == 1 then
       -- NOTE: the lane was empty: its head entry goes in with its depth, in the one ZADD (see headBack).
       rcall('ZADD', K[11], '1', group, headScore(math.min(now, mintMsOf(jobId) or now)), headEntry(group))
-    else
+    elseif indexMoved(depth - 1, depth) then
       rcall('ZADD', K[11], string.format('%d', depth), group)
     end
     if deferJoin then

@@ -56,6 +56,7 @@ local rcall = redis.call
 --- @include "laneDepth"
 --- @include "headBack"
 --- @include "headReady"
+--- @include "indexMoved"
 
 local base = ARGV[1]
 local bindCheck = string.sub(ARGV[2], -1) == 'b'
@@ -259,7 +260,7 @@ for i = 0, n - 1 do
 end
 -- NOTE: the index and the counter once per lane and once per call, not once per job. The lane is
 -- counted (ZCARD) and its depth written to the index as it is (ZADD: cheaper than a ZINCRBY, whose
--- reply Redis formats as a double). A lane that was empty before this call needs to join the ring;
+-- reply Redis formats as a double) when it left its band (see indexMoved). A lane that was empty before this call needs to join the ring;
 -- one that had work is on it already, or kept off it by its pause, ceiling or rate, which more work
 -- does not change, so it only gets its wake tokens.
 for i = 1, #groups do
@@ -268,7 +269,7 @@ for i = 1, #groups do
   if depth == more then
     -- NOTE: the lane was empty: its head entry goes in with its depth, in the one ZADD (see headBack).
     rcall('ZADD', KEYS[9], numText(depth), g, headScore(math.min(now, mintMsOf(earliest[g]) or now)), headEntry(g))
-  else
+  elseif indexMoved(depth - more, depth) then
     rcall('ZADD', KEYS[9], numText(depth), g)
   end
   if not deferJoin then

@@ -1,5 +1,6 @@
 import { LANE_PAGE_MAX, LANE_ROWS_PER_SCRIPT } from '../echomq.constants';
-import { DEPTHS_BELOW_HEADS, isHeadEntry, type LaneKeys } from '../redis/lane-keys';
+import { isHeadEntry, type LaneKeys } from '../redis/lane-keys';
+import { deepestLanes } from './deepest-lanes';
 import type { FairShares, LaneHeadWait, LaneInfo, LaneJob, LanePage, QueueStats, ScanLanesOptions, SharesOptions } from '../interfaces';
 import { FairnessViewScripts } from '../scripts/fairness-view-scripts';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
@@ -94,14 +95,11 @@ export class LaneInspection {
     return { lanes: await this.rows(s, groups), cursor: after };
   }
 
-  /** The lane index, most pending first (ZREVRANGEBYSCORE below the head entries: O(log lanes + count)), then each lane's row. */
+  /** Each shard's deepest lanes by the lane index (deepestLanes: O(log lanes + count)), then each lane's row. */
   async topLanes(queue: string, count: unknown): Promise<LaneInfo[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    const tops = await Promise.all((await this.ctx.shards.all(k)).map(async (s) => {
-      const names = await this.ctx.read('topLanes', s, this.ctx.client.zrevrangebyscore(s.index, DEPTHS_BELOW_HEADS, '-inf', 'LIMIT', 0, n));
-      return this.rows(s, names);
-    }));
+    const tops = await Promise.all((await this.ctx.shards.all(k)).map(async (s) => this.rows(s, await deepestLanes(this.ctx, s, n))));
     return mergeTop(tops, n, (l) => l.pending, (l) => l.group);
   }
 

@@ -1,3 +1,4 @@
+--- @include "indexGrew"
 --- @include "laneDepth"
 --- @include "ringJoin"
 --- @include "strayJob"
@@ -53,7 +54,7 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
     moved = moved + 1
   end
   for i = 1, #groups do
-    rcall('ZINCRBY', indexKey, string.format('%d', added[groups[i]]), groups[i])
+    indexGrew(indexKey, groups[i], base .. 'g:' .. groups[i] .. ':pending', added[groups[i]])
   end
   local nxt = rcall('ZRANGE', scheduleKey, '0', '0', 'WITHSCORES')
   if nxt[2] then return moved, tonumber(nxt[2]) end

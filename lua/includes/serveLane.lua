@@ -4,6 +4,7 @@
 --- @include "servedShare"
 --- @include "headBack"
 --- @include "headReady"
+--- @include "indexMoved"
 --[[
   serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   Serves up to `want` heads of the lane the caller's ring step has just given (see ringOps):
@@ -11,8 +12,9 @@
   token) and state active in one HSET, the lease queued for the active set (flushLeases writes them,
   one ZADD per script), the lane's active count raised. When the lane is then empty or at its
   ceiling it leaves the ring by ringDrop (in a list it sits at the tail: RPOP, no scan).
-  The lane index (x.lanes) is set to the depth left (ZCARD, then ZADD), and the lane's head entry to
-  the mint time of its new head (ZRANGE; see headBack), in the same ZADD. `x` names the keys: lanes,
+  The lane index (x.lanes) is set to the depth left (ZCARD, then ZADD) when that left its band
+  (indexMoved), and the lane's head entry then to the mint time of the last job popped (see
+  headBack), in the same ZADD. `x` names the keys: lanes,
   dead, stats, and for indexForget paused, glimit, gweight, grate. `active` is the lane's active count when it has a ceiling, else 0.
   Appends id, group, attempt, payload, submitted_at (the row's `at`, or '0': the id's mint time), last_error per job to `out` (last_error as
   the pair { last_error, tc } when the row holds a trace context `tc`); returns the count,
@@ -118,16 +120,19 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
   -- than a ZINCRBY, whose reply Redis formats as a double, and right even where another writer
   -- changed the lane without the index (compat mode).
   local left = rcall('ZCARD', laneKey)
-  -- NOTE: the lane's head entry takes the mint time of its new head, in the same ZADD (see headBack):
-  -- one ZRANGE per lane per call, so that a read of the oldest heads checks only the old ones. An
-  -- entry a lane left empty stays until the lane is forgotten or a read finds it empty.
-  local bound = taken > 0 and left > 0 and mintMsOf(rcall('ZRANGE', laneKey, '0', '0')[1] or '')
-  if bound then
-    rcall('ZADD', x.lanes, numText(left), group, headScore(math.min(bound, x.now)), headEntry(group))
-  elseif taken > 0 then
-    rcall('ZADD', x.lanes, numText(left), group)
-  else
+  if taken == 0 then
     rcall('ZADD', x.lanes, 'XX', '0', group)
+  elseif indexMoved(left + taken, left) then
+    -- NOTE: the score is written only when the depth left its band (see indexMoved), and with it
+    -- the lane's head entry takes the mint time of the last job popped (see headBack): every job
+    -- left sorts after it. An entry a lane left empty stays until the lane is forgotten or a read
+    -- finds it empty.
+    local bound = left > 0 and mintMsOf(popped[#popped - 1])
+    if bound then
+      rcall('ZADD', x.lanes, numText(left), group, headScore(math.min(bound, x.now)), headEntry(group))
+    else
+      rcall('ZADD', x.lanes, numText(left), group)
+    end
   end
   if left == 0 and served == 0 then
     -- NOTE: rare (rowless entries, or a lane found empty): `active` is only known under a ceiling.

@@ -121,6 +121,32 @@ describe('position, scanLanes, topLanes and stats', () => {
     expect(stats).toMatchObject({ pending: N + 500, lanes: N + 100 + 500, ringLength: N + 500 });
   });
 
+  it('the index moves a lane\'s score only when its depth crosses a power of two, and topLanes still reads exact depths', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const score = async (g: string) => client.zscore(k.index, g);
+    for (let i = 0; i < 5; i++) await lanes.submit(q, 'deep', i);
+    // Written at depths 1, 2 and 4; the fifth job stays in the band [4, 8).
+    expect(await score('deep')).toBe('4');
+    await lanes.submitMany(q, [{ group: 'deep', payload: 5 }, { group: 'deep', payload: 6 }, { group: 'deep', payload: 7 }]);
+    expect(await score('deep')).toBe('8');
+    await lanes.submit(q, 'mid', 0);
+    await lanes.submit(q, 'mid', 1);
+    await lanes.submit(q, 'mid', 2);
+    expect(await score('mid')).toBe('2');
+    const claimed = (await lanes.claimMany(q, 2)).jobs;
+    expect(claimed.map((j) => j.group).sort()).toEqual(['deep', 'mid']);
+    // deep 8 -> 7 left its band, mid 3 -> 2 did not.
+    expect([await score('deep'), await score('mid')]).toEqual(['7', '2']);
+    expect((await lanes.topLanes(q, 2)).map((l) => [l.group, l.pending])).toEqual([['deep', 7], ['mid', 2]]);
+    // A lane the index ranks in the same band as a deeper one is still put in its place by its depth.
+    await lanes.submit(q, 'wide', 0);
+    await lanes.submit(q, 'wide', 1);
+    await lanes.submit(q, 'wide', 2);
+    expect(await score('wide')).toBe('2');
+    expect((await lanes.topLanes(q, 2)).map((l) => [l.group, l.pending])).toEqual([['deep', 7], ['wide', 3]]);
+  });
+
   it('topLanes agrees with a full sort of lanes() by pending', async () => {
     const q = queues.queue();
     const items: { group: string; payload: number }[] = [];
