@@ -39,7 +39,8 @@
   emq:{q}:g:<group>:rate, and emq:{q}:job:<id> of the jobs served, all built from ARGV[1], which
   is pinned to the declared ring key (same {q} slot).
   Cost: O(1) in the number of lanes, O(log n) in the lane's depth per job served; a queue with
-  nothing scheduled, timed or rated pays one EXISTS per call for all that (see dueWork).
+  nothing scheduled, timed or rated, and no lane paused or ceilinged, pays one EXISTS per call for
+  all that (see dueWork).
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -62,7 +63,18 @@ local timersKey, metaKey, lanesKey = base .. 'timers', base .. 'meta', base .. '
 
 local now = nowMs()
 local nextDue, timerAt, rated, halted, queueLimit = -1, -1, false, false, nil
-local present = rcall('EXISTS', scheduleKey, timersKey, metaKey)
+-- NOTE: one read tells whether anything is scheduled or timed, the queue has a meta hash, or any
+-- lane is paused or has a ceiling (the common case: none, and this read is all it costs); only when
+-- one is there are the paused and ceiling sets asked apart (learnSettings), which tells how many of
+-- the first three are there (dueWork). A timed pause dueWork ends leaves anyPaused true: safe, a
+-- lane is then asked.
+local present = rcall('EXISTS', scheduleKey, timersKey, metaKey, pausedKey, glimitKey)
+if present > 0 then
+  learnSettings(pausedKey, glimitKey)
+  present = present - (anyPaused and 1 or 0) - (anyLimit and 1 or 0)
+else
+  anyPaused, anyLimit = false, false
+end
 if present > 0 then
   nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
     meta = metaKey, grate = base .. 'grate', gpause = base .. 'gpause', paused = pausedKey, ring = ringKey, ringset = ringSetKey,
@@ -71,9 +83,6 @@ if present > 0 then
 else
   fairBy, fairMoving, anyTenant, ringPlain = false, false, false, true
 end
--- NOTE: after dueWork (which may end timed pauses): whether any lane is paused or has a ceiling,
--- asked once per call rather than per lane served.
-if steps > 1 then learnSettings(pausedKey, glimitKey) end
 local leaseUntil = now + leaseMs
 local laneKeys = laneKeysOf(base, { lanes = lanesKey, paused = pausedKey, glimit = glimitKey, queueLimited = queueLimit ~= nil, now = now })
 local out = { leaseUntil, -1 }

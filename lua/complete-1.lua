@@ -36,8 +36,10 @@ if KEYS[1] ~= base .. 'job:' .. id or not token or not keepMs or keepMs < 0 then
 end
 local activeKey, wakeKey = base .. 'active', base .. 'wake'
 local now = nowMs()
-local done, limited = completeJob(base, id, token, keepMs, result, now, activeKey, base .. 'gactive', base .. 'glimit',
-  base .. 'paused', base .. 'ring', base .. 'ringset', base .. 'dedup', wakeKey, base .. 'lanes', base .. 'gweight', base .. 'grate')
+local pausedKey, glimitKey, weightKey, rateKey = base .. 'paused', base .. 'glimit', base .. 'gweight', base .. 'grate'
+learnQuiet(base, pausedKey, glimitKey, weightKey, rateKey)
+local done, limited = completeJob(base, id, token, keepMs, result, now, activeKey, base .. 'gactive', glimitKey,
+  pausedKey, base .. 'ring', base .. 'ringset', base .. 'dedup', wakeKey, base .. 'lanes', weightKey, rateKey)
 if done == 1 then
   countCompleted(base .. 'stats', now, 1)
   if limited then queueRoom(wakeKey, activeKey, 1) end

@@ -35,9 +35,10 @@ local ringSetKey, dedupKey, wakeKey, lanesKey = base .. 'ringset', base .. 'dedu
 local weightKey, rateKey = base .. 'gweight', base .. 'grate'
 local now = nowMs()
 local out, done = {}, 0
--- NOTE: whether the queue has any pause, ceiling, weight or rate, asked once per batch rather than
--- per lane (worth its three EXISTS from two acks on); the leases and rows go in one ZREM and one DEL.
-if n > 1 then learnSettings(pausedKey, glimitKey, weightKey, rateKey) end
+-- NOTE: whether the queue has any pause, ceiling, weight, rate or listener, asked once per call
+-- (one EXISTS, see learnQuiet) and, when it has one, asked apart once per batch rather than per lane
+-- (worth its three EXISTS from two acks on); the leases and rows go in one ZREM and one DEL.
+if not learnQuiet(base, pausedKey, glimitKey, weightKey, rateKey) and n > 1 then learnSettings(pausedKey, glimitKey, weightKey, rateKey) end
 beginCompleteBatch()
 local owed = 0
 for i = 0, n - 1 do

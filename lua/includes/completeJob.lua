@@ -40,6 +40,18 @@ local function flushCompleted(activeKey)
   for i = 1, #b.rows, 1000 do rcall('DEL', unpack(b.rows, i, math.min(#b.rows, i + 999))) end
 end
 
+--[[
+  learnQuiet(base, pausedKey, glimitKey, weightKey, grateKey) -> true when the queue has no paused
+  lane, ceiling, weight or rate and nobody listens to its events (one EXISTS of the five keys: the
+  common case); the acks of the call then read none of them (learnSettings' flags and eventsHeard).
+  false: nothing is learnt, and each is asked where it matters, as before.
+]]
+local function learnQuiet(base, pausedKey, glimitKey, weightKey, grateKey)
+  if rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, base .. 'listeners') > 0 then return false end
+  anyPaused, anyLimit, anyWeightOrRate, eventsHeard = false, false, false, false
+  return true
+end
+
 local function completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
                            ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey)
   local jobKey = base .. 'job:' .. id
