@@ -136,7 +136,7 @@ end
 -- `retag` names the lanes whose tenant the call sets (read once: the lane's own tenant otherwise).
 -- `laneOf`: each lane's tenant as this call read it, then set it ('' for none), spared a second
 -- GET when the lane joins its ring below.
-local retag, retagFrom, laneOf = {}, {}, {}
+local retag, retagFrom, laneOf, unindexed = {}, {}, {}, {}
 if stride >= 9 or later > 0 then
   -- NOTE: the tenants of all the lanes the call names are read at once (laneTenants: one MGET).
   local groups, named = {}, {}
@@ -155,12 +155,37 @@ if stride >= 9 or later > 0 then
     end
   end
   laneOf = laneTenants(base, groups)
+  -- NOTE: a lane the lane index does not name holds no job (it names every lane with pending or
+  -- active jobs): one ZMSCORE for the lanes the call retags spares each a ZCARD and an HGET.
+  local asked, ask = {}, {}
+  for i = 0, stride >= 9 and n - 1 or -1 do
+    local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
+    if t ~= '' and t ~= laneOf[g] and not asked[g] then
+      asked[g] = true
+      ask[#ask + 1] = g
+    end
+  end
+  for i = 0, later - 1 do
+    local o = 3 + n * stride + i * 3
+    local g = ARGV[o]
+    if ARGV[o + 1] ~= laneOf[g] and not asked[g] then
+      asked[g] = true
+      ask[#ask + 1] = g
+    end
+  end
+  for first = 1, #ask, 1000 do
+    local last = math.min(#ask, first + 999)
+    local scores = rcall('ZMSCORE', KEYS[9], unpack(ask, first, last))
+    for i = first, last do
+      if not scores[i - first + 1] then unindexed[ask[i]] = true end
+    end
+  end
   local held = {}
   for i = 0, stride >= 9 and n - 1 or -1 do
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
     if t ~= '' and t ~= laneOf[g] then
       if held[g] == nil then
-        held[g] = rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false
+        held[g] = not unindexed[g] and (rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false)
       end
       if held[g] then return { 'tenant', i + 1, laneOf[g] } end
       if retagFrom[g] == nil then retagFrom[g] = laneOf[g] end
@@ -175,7 +200,7 @@ if stride >= 9 or later > 0 then
     if t ~= laneOf[g] then
       local first, ahead = string.match(ARGV[o + 2], '^(%d+)(h?)$')
       if ahead == '' and held[g] == nil then
-        held[g] = rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false
+        held[g] = not unindexed[g] and (rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false)
       end
       if ahead ~= '' or held[g] then return { 'tenant', tonumber(first), laneOf[g] } end
     end
@@ -241,7 +266,7 @@ for i = 0, n - 1 do
   if status == 'ok' then
     admitted = admitted + 1
     if laneKey and retag[ARGV[o + 1]] then
-      tenantOps().adopt(base, ARGV[o + 1], retag[ARGV[o + 1]], KEYS[2], retagFrom[ARGV[o + 1]])
+      tenantOps().adopt(base, ARGV[o + 1], retag[ARGV[o + 1]], KEYS[2], retagFrom[ARGV[o + 1]], unindexed[ARGV[o + 1]])
       retag[ARGV[o + 1]] = nil
     end
     if laneKey then

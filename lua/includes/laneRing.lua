@@ -47,7 +47,8 @@
       limit its count drops, and a tenant that was at its limit rejoins the queue's ring
     .conflict(base, group, T, gactiveKey, known?) -> the lane's tenant ('' for none) when naming T for the
       lane must be refused (it holds pending or active jobs under another tenant or none), else nil
-    .adopt(base, group, T, ringSetKey, known?): T becomes the lane's tenant; a lane its rate parked (kept
+    .adopt(base, group, T, ringSetKey, known?, fresh?): T becomes the lane's tenant (`fresh`: the lane
+    index does not name the lane); a lane its rate parked (kept
       in a ring set while off the ring) moves to T's set with it, so its timer still finds it
     .giveBack(base, jobKey, group, T, gactiveKey, ringSetKey): a job whose row names T goes back into
       its lane: a lane that holds no job takes T back; one that holds jobs keeps its own tenant, and
@@ -62,6 +63,8 @@ local TENANT_MARK = '{t}'
 -- nil: not read yet in this script; false: no tenant of the queue has ever had a setting.
 --- @per-call tenantSettings
 local tenantSettings
+--- @per-call tenantsAdded: the tenants this call has put in emq:{q}:tenants (see adopt)
+local tenantsAdded
 
 local function laneRing(base, group, ringKey, ringSetKey, known)
   if compatMode() then return ringKey, ringSetKey, nil end
@@ -222,7 +225,7 @@ local function tenantOps()
       return nil
     end
 
-    function T.adopt(base, group, tenant, ringSetKey, known)
+    function T.adopt(base, group, tenant, ringSetKey, known, fresh)
       local key = base .. 'g:' .. group .. ':tenant'
       -- NOTE: `known`: the lane's tenant as the caller read it in this script ('' for none), spared a GET.
       local current
@@ -234,14 +237,21 @@ local function tenantOps()
       end
       rcall('SET', key, tenant)
       rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
-      rcall('SADD', base .. 'tenants', tenant)
+      -- NOTE: the set of tenants gains each tenant once per call, however many lanes it adopts.
+      tenantsAdded = tenantsAdded or {}
+      if not tenantsAdded[tenant] then
+        rcall('SADD', base .. 'tenants', tenant)
+        tenantsAdded[tenant] = true
+      end
       local from = ringSetKey
       if current then
         from = base .. 't:' .. current .. ':ringset'
         rcall('SREM', base .. 't:' .. current .. ':lanes', group)
         if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', current) end
       end
-      if rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
+      -- NOTE: a `fresh` lane (the lane index does not name it: no job, no setting) is on no ring set:
+      -- a lane is there only while it has work or its rate parked it, and a rate is a setting.
+      if not (fresh and not current) and rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
       -- NOTE: what the lane owed was in its old ring's virtual time, which its new ring does not share.
       if fairMode(base) then rcall('HDEL', base .. 'vtags', group) end
     end
