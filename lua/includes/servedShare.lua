@@ -24,8 +24,11 @@ local function servedShare(base, group, served, work, now)
     shareAt, shareServedKey = now, base .. 'served:' .. shareNumber
   end
   local key = shareServedKey
-  -- NOTE: the reply equals what was added only when this is the lane's first entry in the bucket.
-  if tonumber(rcall('ZINCRBY', key, numText(served), group)) == served and shareTtlServed ~= key then
+  local text = numText(served)
+  -- NOTE: the reply equals what was added only when this is the lane's first entry in the bucket;
+  -- a whole number's reply is its decimal text, compared as text (no tonumber: Lua strings are
+  -- interned, so this is a pointer comparison).
+  if rcall('ZINCRBY', key, text, group) == text and shareTtlServed ~= key then
     rcall('PEXPIRE', key, SHARE_TTL_MS)
     shareTtlServed = key
   end
