@@ -37,9 +37,10 @@ end
 local activeKey, wakeKey = base .. 'active', base .. 'wake'
 local now = nowMs()
 local pausedKey, glimitKey, weightKey, rateKey = base .. 'paused', base .. 'glimit', base .. 'gweight', base .. 'grate'
-learnQuiet(base, pausedKey, glimitKey, weightKey, rateKey)
+local dedupKey = base .. 'dedup'
+learnQuiet(base, pausedKey, glimitKey, weightKey, rateKey, dedupKey)
 local done, limited = completeJob(base, id, token, keepMs, result, now, activeKey, base .. 'gactive', glimitKey,
-  pausedKey, base .. 'ring', base .. 'ringset', base .. 'dedup', wakeKey, base .. 'lanes', weightKey, rateKey)
+  pausedKey, base .. 'ring', base .. 'ringset', dedupKey, wakeKey, base .. 'lanes', weightKey, rateKey)
 if done == 1 then
   countCompleted(base .. 'stats', now, 1)
   if limited then queueRoom(wakeKey, activeKey, 1) end

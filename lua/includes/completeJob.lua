@@ -41,14 +41,20 @@ local function flushCompleted(activeKey)
 end
 
 --[[
-  learnQuiet(base, pausedKey, glimitKey, weightKey, grateKey) -> true when the queue has no paused
-  lane, ceiling, weight or rate and nobody listens to its events (one EXISTS of the five keys: the
-  common case); the acks of the call then read none of them (learnSettings' flags and eventsHeard).
-  false: nothing is learnt, and each is asked where it matters, as before.
+  learnQuiet(base, pausedKey, glimitKey, weightKey, grateKey, dedupKey) -> true when the queue has no
+  paused lane, ceiling, weight or rate, nobody listens to its events, no live job has a dedup key
+  and it has no meta hash (so no tenant, no queue ceiling and `jobs` fairness): one EXISTS of the
+  seven keys, the common case. The acks of the call then read none of them (learnSettings' flags
+  and eventsHeard), and read of a row only what such a queue's rows can hold (rowsPlain: no
+  `dedup`, which lives only while its dedup entry does; no `held`, written only under a tenant or a
+  queue ceiling; no `vc`, written only in `time` fairness): each field asked of a row that lacks it
+  is a scan of the whole row. false: nothing is learnt, and each is asked where it matters.
 ]]
-local function learnQuiet(base, pausedKey, glimitKey, weightKey, grateKey)
-  if rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, base .. 'listeners') > 0 then return false end
-  anyPaused, anyLimit, anyWeightOrRate, eventsHeard = false, false, false, false
+--- @per-call rowsPlain
+local rowsPlain = false
+local function learnQuiet(base, pausedKey, glimitKey, weightKey, grateKey, dedupKey)
+  if rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, base .. 'listeners', dedupKey, base .. 'meta') > 0 then return false end
+  anyPaused, anyLimit, anyWeightOrRate, eventsHeard, rowsPlain = false, false, false, false, true
   return true
 end
 
@@ -58,9 +64,15 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   -- NOTE: in a batch, the row of a job completed earlier in it is deleted only at its end, so its
   -- second ack in the same batch is refused here.
   if completeBatch and completeBatch.seen[id] then return 0 end
-  local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'held', 'vc')
-  if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
-  local group = row[3]
+  local state, attempts, group, dedup, waited, held, vc
+  if rowsPlain then
+    local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'waited')
+    state, attempts, group, waited = row[1], row[2], row[3], row[4]
+  else
+    local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'held', 'vc')
+    state, attempts, group, dedup, waited, held, vc = row[1], row[2], row[3], row[4], row[5], row[6], row[7]
+  end
+  if state ~= 'active' or tonumber(attempts) ~= token then return 0 end
   local left
   if completeBatch then
     completeBatch.seen[id] = true
@@ -70,33 +82,32 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
     left = releaseActive(gactiveKey, activeKey, group, id)
   end
   -- NOTE: `held` (see laneRing): whether a queue ceiling counted the job, and its tenant.
-  local held = row[6]
   local heldTenant = held and #held > 1 and string.sub(held, 2) or false
   if heldTenant then tenantOps().release(base, heldTenant, 1, ringKey, ringSetKey, wakeKey) end
   -- NOTE: a job claimed in `time` fairness (row field vc) is charged the time it took (see fairOps).
   -- A row that goes now keeps its `vc`: no HDEL for a key about to be deleted.
-  if row[7] then fairOps().settle(base, jobKey, group, heldTenant, row[7], now, keepMs <= 0) end
+  if vc then fairOps().settle(base, jobKey, group, heldTenant, vc, now, keepMs <= 0) end
   local nowText
-  if keepMs > 0 or row[5] then nowText = string.format('%d', now) end
+  if keepMs > 0 or waited then nowText = string.format('%d', now) end
   local full
-  if row[5] then full = rcall('HMGET', jobKey, 'payload', 'at', 'max', 'last_error') end
+  if waited then full = rcall('HMGET', jobKey, 'payload', 'at', 'max', 'last_error') end
   if keepMs > 0 then
     rcall('HSET', jobKey, 'state', 'completed', 'done', nowText, 'result', result)
     rcall('PEXPIRE', jobKey, keepMs)
     -- NOTE: a hash field cannot expire (not before Redis 7.4): left in the dedup hash, the key would
     -- outlive the row for good. It moves to a key of its own that expires with the row.
-    if row[4] then
-      local keptKey = base .. 'kept:' .. row[4]
-      rcall('HDEL', dedupKey, row[4])
+    if dedup then
+      local keptKey = base .. 'kept:' .. dedup
+      rcall('HDEL', dedupKey, dedup)
       rcall('HSET', keptKey, 'id', id)
       rcall('PEXPIRE', keptKey, keepMs)
     end
   else
     if completeBatch then completeBatch.rows[#completeBatch.rows + 1] = jobKey else rcall('DEL', jobKey) end
-    if row[4] then rcall('HDEL', dedupKey, row[4]) end
+    if dedup then rcall('HDEL', dedupKey, dedup) end
   end
   if full then
-    finishJob(base .. 'done', true, { id = id, group = group, state = 'completed', attempts = row[2],
+    finishJob(base .. 'done', true, { id = id, group = group, state = 'completed', attempts = attempts,
       payload = full[1], at = full[2], max = full[3] or '', last_error = full[4] or '', done = nowText,
       result = result }, keepMs < WAITED_KEEP_MS and WAITED_KEEP_MS or nil)
   end
