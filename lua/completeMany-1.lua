@@ -37,8 +37,10 @@ local now = nowMs()
 local out, done = {}, 0
 -- NOTE: whether the queue has any pause, ceiling, weight, rate or listener, asked once per call
 -- (one EXISTS, see learnQuiet) and, when it has one, asked apart once per batch rather than per lane
--- (worth its three EXISTS from two acks on); the leases and rows go in one ZREM and one DEL.
+-- (worth its three EXISTS from two acks on), with what its rows can hold (learnRows); the leases and
+-- rows go in one ZREM and one DEL.
 if not learnQuiet(base, pausedKey, glimitKey, weightKey, rateKey, dedupKey) and n > 1 then learnSettings(pausedKey, glimitKey, weightKey, rateKey) end
+if not rowShape and n > 1 then learnRows(base, dedupKey) end
 beginCompleteBatch()
 local owed = 0
 for i = 0, n - 1 do

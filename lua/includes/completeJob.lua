@@ -41,21 +41,37 @@ local function flushCompleted(activeKey)
 end
 
 --[[
+  What a row can hold beyond its contract fields decides what an ack asks of it, since each field
+  asked of a row that lacks it is a scan of the whole row: `dedup` lives only while the queue's
+  dedup hash holds its entry; `held` is written only under a tenant or a queue ceiling; `vc` only in
+  `time` fairness (or while the rings move to a new mode). rowShape is nil (ask every field), or
+  'plain' (none of the three) or 'held' (only `held`) when the call has learnt it.
   learnQuiet(base, pausedKey, glimitKey, weightKey, grateKey, dedupKey) -> true when the queue has no
-  paused lane, ceiling, weight or rate, nobody listens to its events, no live job has a dedup key
-  and it has no meta hash (so no tenant, no queue ceiling and `jobs` fairness): one EXISTS of the
-  seven keys, the common case. The acks of the call then read none of them (learnSettings' flags
-  and eventsHeard), and read of a row only what such a queue's rows can hold (rowsPlain: no
-  `dedup`, which lives only while its dedup entry does; no `held`, written only under a tenant or a
-  queue ceiling; no `vc`, written only in `time` fairness): each field asked of a row that lacks it
-  is a scan of the whole row. false: nothing is learnt, and each is asked where it matters.
+  paused lane, ceiling, weight or rate and nobody listens to its events: the acks of the call then
+  read none of them (learnSettings' flags and eventsHeard). One EXISTS of those five keys and of the
+  dedup hash and meta hash: when none is there (the common case: no live job has a dedup key, no
+  tenant, no queue ceiling, `jobs` fairness) rowShape is 'plain' too; when one is, a second EXISTS
+  of the five. false: nothing is learnt, and each is asked where it matters.
+  learnRows(base, dedupKey): for a batch that has not learnt rowShape, one EXISTS and one HMGET of
+  the meta hash set it when only `held`, or none, can be there.
 ]]
---- @per-call rowsPlain
-local rowsPlain = false
+--- @per-call rowShape
+local rowShape
 local function learnQuiet(base, pausedKey, glimitKey, weightKey, grateKey, dedupKey)
-  if rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, base .. 'listeners', dedupKey, base .. 'meta') > 0 then return false end
-  anyPaused, anyLimit, anyWeightOrRate, eventsHeard, rowsPlain = false, false, false, false, true
+  if rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, base .. 'listeners', dedupKey, base .. 'meta') == 0 then
+    rowShape = 'plain'
+  elseif rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, base .. 'listeners') > 0 then
+    return false
+  end
+  anyPaused, anyLimit, anyWeightOrRate, eventsHeard = false, false, false, false
   return true
+end
+
+local function learnRows(base, dedupKey)
+  if rcall('EXISTS', dedupKey) == 1 then return end
+  local m = rcall('HMGET', base .. 'meta', 'tenants', 'limit', 'fair', 'fairMove')
+  if m[3] == 'time' or m[4] then return end
+  rowShape = (m[1] or m[2]) and 'held' or 'plain'
 end
 
 local function completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
@@ -65,9 +81,12 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
   -- second ack in the same batch is refused here.
   if completeBatch and completeBatch.seen[id] then return 0 end
   local state, attempts, group, dedup, waited, held, vc
-  if rowsPlain then
+  if rowShape == 'plain' then
     local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'waited')
     state, attempts, group, waited = row[1], row[2], row[3], row[4]
+  elseif rowShape == 'held' then
+    local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'waited', 'held')
+    state, attempts, group, waited, held = row[1], row[2], row[3], row[4], row[5]
   else
     local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'held', 'vc')
     state, attempts, group, dedup, waited, held, vc = row[1], row[2], row[3], row[4], row[5], row[6], row[7]
