@@ -174,7 +174,7 @@ async function run(ctx) {
       row(`topLanes(1,000): script µs per call (20 row scripts), ${lanesText} lanes`, [median(alone.top1000)]),
       row(`scanLanes page of ~1,000: script µs per page (20 row scripts; ZSCAN is a plain command), ${lanesText} lanes`, [median(alone.scanPage)]),
       row(`shares({ count: 1,000 }): script µs per call (a candidates, a sums and 250-lane rows scripts), ${lanesText} lanes`, [median(alone.shares1000)]),
-      row(`oldestLanes(1,000): script µs per call (scripts of at most 200 heads), ${lanesText} lanes`, [median(alone.oldest1000)]),
+      row(`oldestLanes(1,000): script µs per call (scripts of at most 100 heads), ${lanesText} lanes`, [median(alone.oldest1000)]),
       row(`position(): script µs per call, ring of ${lanesText} lanes (bound)`, [median(alone.position)]),
       row('position(): script µs per call, ring of 1,000 lanes (exact)', [median(alone.positionExact)]),
     ],

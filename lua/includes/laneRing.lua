@@ -48,8 +48,8 @@
     .conflict(base, group, T, gactiveKey, known?) -> the lane's tenant ('' for none) when naming T for the
       lane must be refused (it holds pending or active jobs under another tenant or none), else nil
     .adopt(base, group, T, ringSetKey, known?, fresh?): T becomes the lane's tenant (`fresh`: the lane
-    index does not name the lane); a lane its rate parked (kept
-      in a ring set while off the ring) moves to T's set with it, so its timer still finds it
+      index does not name the lane); a lane its rate parked (kept in a ring set while off the ring)
+      moves to T's set with it, so its timer still finds it
     .giveBack(base, jobKey, group, T, gactiveKey, ringSetKey): a job whose row names T goes back into
       its lane: a lane that holds no job takes T back; one that holds jobs keeps its own tenant, and
       the row is made to name that one (so a row never names a tenant its lane does not have)
@@ -247,7 +247,10 @@ local function tenantOps()
       if current then
         from = base .. 't:' .. current .. ':ringset'
         rcall('SREM', base .. 't:' .. current .. ':lanes', group)
-        if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', current) end
+        if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then
+          rcall('SREM', base .. 'tenants', current)
+          tenantsAdded[current] = nil
+        end
       end
       -- NOTE: a `fresh` lane (the lane index does not name it: no job, no setting) is on no ring set:
       -- a lane is there only while it has work or its rate parked it, and a rate is a setting.
