@@ -50,16 +50,18 @@ local rcall = redis.call
 --- @include "ringNext"
 --- @include "rateWindow"
 --- @include "laneKeysOf"
+--- @include "queueKeys"
 
 local ringKey, base = KEYS[1], ARGV[1]
 local leaseMs, steps, promoteMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-if ringKey ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not steps or steps < 1
+local K = queueKeys(base)
+if ringKey ~= K.ring or not leaseMs or leaseMs < 1 or not steps or steps < 1
    or not promoteMax or promoteMax < 0 then
   return redis.error_reply('ERR echomq: claim arguments do not match its keys')
 end
-local ringSetKey, pausedKey, glimitKey = base .. 'ringset', base .. 'paused', base .. 'glimit'
-local gactiveKey, activeKey, scheduleKey = base .. 'gactive', base .. 'active', base .. 'schedule'
-local timersKey, metaKey, lanesKey = base .. 'timers', base .. 'meta', base .. 'lanes'
+local ringSetKey, pausedKey, glimitKey = K.ringset, K.paused, K.glimit
+local gactiveKey, activeKey, scheduleKey = K.gactive, K.active, K.schedule
+local timersKey, metaKey, lanesKey = K.timers, K.meta, K.lanes
 
 local now = nowMs()
 local nextDue, timerAt, rated, halted, queueLimit = -1, -1, false, false, nil

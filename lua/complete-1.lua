@@ -26,6 +26,7 @@
 ]]
 local rcall = redis.call
 --- @include "queueRoom"
+--- @include "queueKeys"
 --- @include "nowMs"
 --- @include "completeJob"
 --- @include "countCompleted"
@@ -34,15 +35,14 @@ local base, id, token, keepMs, result = ARGV[1], ARGV[2], tonumber(ARGV[3]), ton
 if KEYS[1] ~= base .. 'job:' .. id or not token or not keepMs or keepMs < 0 then
   return redis.error_reply('ERR echomq: complete arguments do not match its keys')
 end
-local activeKey, wakeKey = base .. 'active', base .. 'wake'
+local K = queueKeys(base)
+local activeKey, wakeKey = K.active, K.wake
 local now = nowMs()
-local pausedKey, glimitKey, weightKey, rateKey = base .. 'paused', base .. 'glimit', base .. 'gweight', base .. 'grate'
-local dedupKey = base .. 'dedup'
-learnQuiet(base, pausedKey, glimitKey, weightKey, rateKey, dedupKey)
-local done, limited = completeJob(base, id, token, keepMs, result, now, activeKey, base .. 'gactive', glimitKey,
-  pausedKey, base .. 'ring', base .. 'ringset', dedupKey, wakeKey, base .. 'lanes', weightKey, rateKey)
+learnQuiet(base, K.paused, K.glimit, K.gweight, K.grate, K.dedup)
+local done, limited = completeJob(base, id, token, keepMs, result, now, activeKey, K.gactive, K.glimit,
+  K.paused, K.ring, K.ringset, K.dedup, wakeKey, K.lanes, K.gweight, K.grate)
 if done == 1 then
-  countCompleted(base .. 'stats', now, 1)
+  countCompleted(K.stats, now, 1)
   if limited then queueRoom(wakeKey, activeKey, 1) end
 end
 return done

@@ -25,14 +25,16 @@ local rcall = redis.call
 --- @include "nowMs"
 --- @include "completeJob"
 --- @include "countCompleted"
+--- @include "queueKeys"
 
 local base, n, keepMs = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-if KEYS[1] ~= base .. 'ring' or not n or n < 0 or not keepMs or keepMs < 0 or #ARGV ~= 3 + n * 3 then
+local K = queueKeys(base)
+if KEYS[1] ~= K.ring or not n or n < 0 or not keepMs or keepMs < 0 or #ARGV ~= 3 + n * 3 then
   return redis.error_reply('ERR echomq: completeMany arguments do not match its keys')
 end
-local ringKey, activeKey, gactiveKey, glimitKey, pausedKey = KEYS[1], base .. 'active', base .. 'gactive', base .. 'glimit', base .. 'paused'
-local ringSetKey, dedupKey, wakeKey, lanesKey = base .. 'ringset', base .. 'dedup', base .. 'wake', base .. 'lanes'
-local weightKey, rateKey = base .. 'gweight', base .. 'grate'
+local ringKey, activeKey, gactiveKey, glimitKey, pausedKey = KEYS[1], K.active, K.gactive, K.glimit, K.paused
+local ringSetKey, dedupKey, wakeKey, lanesKey = K.ringset, K.dedup, K.wake, K.lanes
+local weightKey, rateKey = K.gweight, K.grate
 local now = nowMs()
 local out, done = {}, 0
 -- NOTE: whether the queue has any pause, ceiling, weight, rate or listener, asked once per call
@@ -53,7 +55,7 @@ for i = 0, n - 1 do
 end
 flushCompleted(activeKey)
 if done > 0 then
-  countCompleted(base .. 'stats', now, done)
+  countCompleted(K.stats, now, done)
   if owed > 0 then queueRoom(wakeKey, activeKey, owed) end
 end
 return out

@@ -56,6 +56,7 @@ local rcall = redis.call
 --- @include "headBack"
 --- @include "headReady"
 --- @include "indexMoved"
+--- @include "queueKeys"
 
 local base, id, group, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local dedup = ARGV[5]
@@ -64,8 +65,9 @@ local own = ARGV[8] == '1'
 if KEYS[1] ~= base .. 'job:' .. id or not delayMs or delayMs < 0 or not maxAttempts or maxAttempts < 0 then
   return redis.error_reply('ERR echomq: submit arguments do not match its keys')
 end
-local K = { base .. 'g:' .. group .. ':pending', KEYS[1], base .. 'ring', base .. 'ringset', base .. 'paused', base .. 'glimit',
-  base .. 'gactive', base .. 'schedule', base .. 'wake', base .. 'dedup', base .. 'lanes', base .. 'stats' }
+local Q = queueKeys(base)
+local K = { base .. 'g:' .. group .. ':pending', KEYS[1], Q.ring, Q.ringset, Q.paused, Q.glimit,
+  Q.gactive, Q.schedule, Q.wake, Q.dedup, Q.lanes, Q.stats }
 local tenant = ARGV[10] or ''
 if ARGV[12] == '1' and tenant == '' then
   local bound = rcall('HGET', base .. 'bound', group)

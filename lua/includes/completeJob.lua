@@ -3,6 +3,7 @@
 --- @include "indexForget"
 --- @include "finishJob"
 --- @include "queueEvent"
+--- @include "queueKeys"
 --[[
   completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
               ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0, queueLimited
@@ -58,9 +59,10 @@ end
 --- @per-call rowShape
 local rowShape
 local function learnQuiet(base, pausedKey, glimitKey, weightKey, grateKey, dedupKey)
-  if rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, base .. 'listeners', dedupKey, base .. 'meta') == 0 then
+  local K = queueKeys(base)
+  if rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, K.listeners, dedupKey, K.meta) == 0 then
     rowShape = 'plain'
-  elseif rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, base .. 'listeners') > 0 then
+  elseif rcall('EXISTS', pausedKey, glimitKey, weightKey, grateKey, K.listeners) > 0 then
     return false
   end
   anyPaused, anyLimit, anyWeightOrRate, eventsHeard = false, false, false, false
