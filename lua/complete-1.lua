@@ -14,8 +14,9 @@
   ARGV[1] base    'emq:{q}:'
   ARGV[2] id      job id
   ARGV[3] token   the attempt number the caller holds
-  ARGV[4] keepMs  how long to keep the completed row, 0 to delete it
-  ARGV[5] result  the handler's result as JSON text, '' for none
+  ARGV[4] keepMs  how long to keep the completed row, 0 to delete it; absent: 0
+  ARGV[5] result  the handler's result as JSON text, '' for none; absent: ''
+  (the caller leaves both out in the common case: each argument costs the call a Lua string)
 
   Reply: 1 when completed, 0 when the token is stale or the job unknown (nothing changes).
   Clock: server TIME (finishedAt, the completion-rate bucket).
@@ -31,7 +32,9 @@ local rcall = redis.call
 --- @include "completeJob"
 --- @include "countCompleted"
 
-local base, id, token, keepMs, result = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local base, id, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local keepMs, result = 0, ''
+if #ARGV > 3 then keepMs, result = tonumber(ARGV[4]), ARGV[5] or '' end
 if KEYS[1] ~= base .. 'job:' .. id or not token or not keepMs or keepMs < 0 then
   return redis.error_reply('ERR echomq: complete arguments do not match its keys')
 end

@@ -398,7 +398,9 @@ export class LaneScripts {
   /** `result` is JSON text, '' for none; `keepMs` 0 deletes the row. */
   async complete(k: LaneKeys, id: string, token: number, result: string, keepMs: number): Promise<boolean> {
     // NOTE: the script derives the queue's keys from the base (see lua/complete): each key passed costs a call.
-    const reply = await this.run('complete', k.queue, 'complete', [k.job(id)], [k.base, id, token, keepMs, result]);
+    // NOTE: keepMs and result only when given: each argument costs the call a Lua string.
+    const args = keepMs > 0 || result !== '' ? [k.base, id, token, keepMs, result] : [k.base, id, token];
+    const reply = await this.run('complete', k.queue, 'complete', [k.job(id)], args);
     return reply === 1;
   }
 

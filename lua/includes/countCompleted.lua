@@ -9,7 +9,7 @@
 ]]
 local BUCKET_KEEP_MS = '61000'
 local function countCompleted(statsKey, now, n)
-  local text = string.format('%d', n)
+  local text = n == 1 and '1' or string.format('%d', n)
   rcall('HINCRBY', statsKey, 'completed', text)
   local bucket = statsKey .. ':' .. string.format('%d', math.floor(now / 1000))
   if rcall('INCRBY', bucket, text) == n then rcall('PEXPIRE', bucket, BUCKET_KEEP_MS) end
