@@ -43,7 +43,7 @@ local activeKey, wakeKey = K.active, K.wake
 local now = nowMs()
 learnQuiet(base, K.paused, K.glimit, K.gweight, K.grate, K.dedup)
 local done, limited = completeJob(base, id, token, keepMs, result, now, activeKey, K.gactive, K.glimit,
-  K.paused, K.ring, K.ringset, K.dedup, wakeKey, K.lanes, K.gweight, K.grate)
+  K.paused, K.ring, K.ringset, K.dedup, wakeKey, K.lanes, K.gweight, K.grate, KEYS[1])
 if done == 1 then
   countCompleted(K.stats, now, 1)
   if limited then queueRoom(wakeKey, activeKey, 1) end

@@ -6,7 +6,7 @@
 --- @include "queueKeys"
 --[[
   completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
-              ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey) -> 1 | 0, queueLimited
+              ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey, jobKey?) -> 1 | 0, queueLimited
   (the second: the row was served under a queue ceiling, so the caller asks queueRoom)
   Completes one job held under `token` (0, changing nothing, when the token is stale or the job
   unknown). Without keepMs the row is deleted; with it the row stays keepMs ms with state
@@ -77,8 +77,8 @@ local function learnRows(base, dedupKey)
 end
 
 local function completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
-                           ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey)
-  local jobKey = base .. 'job:' .. id
+                           ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey, jobKey)
+  jobKey = jobKey or base .. 'job:' .. id
   -- NOTE: in a batch, the row of a job completed earlier in it is deleted only at its end, so its
   -- second ack in the same batch is refused here.
   if completeBatch and completeBatch.seen[id] then return 0 end
@@ -132,7 +132,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
       payload = full[1], at = full[2], max = full[3] or '', last_error = full[4] or '', done = nowText,
       result = result }, keepMs < WAITED_KEEP_MS and WAITED_KEEP_MS or nil)
   end
-  reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey)
+  if anyLimit then reopenLane(base, group, left, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey) end
   if left == 0 then indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, heldTenant) end
   if eventsHeard ~= false then queueEvent(base, 'completed', id, group, 'attempt', token, nil, nil, heldTenant) end
   return 1, held and string.byte(held) == 49

@@ -1,3 +1,4 @@
+--- @include "numText"
 --[[
   countCompleted(statsKey, now, n)
   Adds n completions to the queue's totals (field `completed` of emq:{q}:stats) and to the bucket of
@@ -11,6 +12,6 @@ local BUCKET_KEEP_MS = '61000'
 local function countCompleted(statsKey, now, n)
   local text = n == 1 and '1' or string.format('%d', n)
   rcall('HINCRBY', statsKey, 'completed', text)
-  local bucket = statsKey .. ':' .. string.format('%d', math.floor(now / 1000))
+  local bucket = statsKey .. ':' .. numText(math.floor(now / 1000))
   if rcall('INCRBY', bucket, text) == n then rcall('PEXPIRE', bucket, BUCKET_KEEP_MS) end
 end
