@@ -51,7 +51,8 @@ const OPS: fc.Arbitrary<Op> = fc.oneof(
  * Today's scripts that take one key (the claims, submit, complete, completeMany, fail) derive the other keys from the base;
  * the earlier ones were passed every key. Each such earlier script is given, under today's file
  * name, a first line that builds its KEYS from the one key and the base as today's callers pass
- * them, so it runs unchanged behind today's TypeScript.
+ * them (and complete its two trailing arguments, which today's caller leaves out when they are
+ * the defaults), so it runs unchanged behind today's TypeScript.
  */
 function toOneKey(luaDir: string): void {
   const today = new Map(loadScripts().map((s) => [s.name, s.numberOfKeys]));
@@ -69,7 +70,9 @@ function toOneKey(luaDir: string): void {
       return `ARGV[1] .. '${m[1]}'`;
     });
     expect(keys).toHaveLength(Number(n));
-    writeFileSync(join(luaDir, `${name}-1.lua`), `${header}local KEYS = { ${keys.join(', ')} }\n${source.slice(header.length)}`);
+    // NOTE: today's complete leaves out keepMs and result when they are 0 and '' (see LaneScripts.complete).
+    const argv = name === 'complete' ? "local ARGV = { ARGV[1], ARGV[2], ARGV[3], ARGV[4] or '0', ARGV[5] or '' }\n" : '';
+    writeFileSync(join(luaDir, `${name}-1.lua`), `${header}${argv}local KEYS = { ${keys.join(', ')} }\n${source.slice(header.length)}`);
     unlinkSync(join(luaDir, file));
   }
 }
