@@ -79,9 +79,9 @@ else
 end
 if present > 0 then
   nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
-    meta = metaKey, grate = base .. 'grate', gpause = base .. 'gpause', paused = pausedKey, ring = ringKey, ringset = ringSetKey,
-    glimit = glimitKey, gactive = gactiveKey, wake = base .. 'wake', dead = base .. 'dead', pending = base .. 'pending',
-    lanes = lanesKey, gweight = base .. 'gweight', stats = base .. 'stats' }, present)
+    meta = metaKey, grate = K.grate, gpause = K.gpause, paused = pausedKey, ring = ringKey, ringset = ringSetKey,
+    glimit = glimitKey, gactive = gactiveKey, wake = K.wake, dead = K.dead, pending = K.pending,
+    lanes = lanesKey, gweight = K.gweight, stats = K.stats }, present)
 else
   fairBy, fairMoving, anyTenant, ringPlain = false, false, false, true
 end

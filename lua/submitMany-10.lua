@@ -285,9 +285,9 @@ for i = 0, n - 1 do
 end
 -- NOTE: the index and the counter once per lane and once per call, not once per job. The lane is
 -- counted (ZCARD) and its depth written to the index as it is (ZADD: cheaper than a ZINCRBY, whose
--- reply Redis formats as a double) when it left its band (see indexMoved). A lane that was empty before this call needs to join the ring;
--- one that had work is on it already, or kept off it by its pause, ceiling or rate, which more work
--- does not change, so it only gets its wake tokens.
+-- reply Redis formats as a double) when it left its band (see indexMoved). A lane that was empty
+-- before this call needs to join the ring; one that had work is on it already, or kept off it by
+-- its pause, ceiling or rate, which more work does not change, so it only gets its wake tokens.
 for i = 1, #groups do
   local g, more = groups[i], added[groups[i]]
   local depth = rcall('ZCARD', laneKeys[i])
