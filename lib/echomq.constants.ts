@@ -49,6 +49,8 @@ export const MAX_WAIT_MS = 24 * 3600 * 1000;
 export const POSITION_EXACT_RING = 1_000;
 /** @internal Lanes per scanLanes/topLanes page, at most. */
 export const LANE_PAGE_MAX = 1_000;
+/** @internal Lanes topLanes counts beyond `count` in the band of its last (see lanes/deepest-lanes.ts). */
+export const TOP_BAND_MAX = 1_000;
 /** The largest `cost` a submit may declare (see LanesService.fairness). */
 export const MAX_COST = 1_000_000;
 /** @internal Byte limit of a pause reason. */
