@@ -49,8 +49,10 @@ export const MAX_WAIT_MS = 24 * 3600 * 1000;
 export const POSITION_EXACT_RING = 1_000;
 /** @internal Lanes per scanLanes/topLanes page, at most. */
 export const LANE_PAGE_MAX = 1_000;
-/** @internal Lanes topLanes counts beyond `count` in the band of its last (see lanes/deepest-lanes.ts). */
-export const TOP_BAND_MAX = 1_000;
+/** @internal Lanes one bandDepths call counts for topLanes (see lanes/deepest-lanes.ts): well under 5 ms of server time. */
+export const BAND_PAGE = 1_000;
+/** @internal bandDepths calls one topLanes makes per shard at most: 10,000,000 lanes in one band. */
+export const BAND_PAGES_MAX = 10_000;
 /** The largest `cost` a submit may declare (see LanesService.fairness). */
 export const MAX_COST = 1_000_000;
 /** @internal Byte limit of a pause reason. */

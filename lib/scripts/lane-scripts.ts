@@ -137,6 +137,7 @@ export const SCRIPT_OF = {
   fairness: 'fairness',
   shares: 'laneShares',
   oldestLanes: 'oldestLanes',
+  topLanes: 'bandDepths',
   shards: 'setShards',
   bindLanes: 'bindLanes',
   moveLane: 'moveLane',

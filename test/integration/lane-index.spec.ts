@@ -147,6 +147,23 @@ describe('position, scanLanes, topLanes and stats', () => {
     expect((await lanes.topLanes(q, 2)).map((l) => [l.group, l.pending])).toEqual([['deep', 7], ['wide', 3]]);
   });
 
+  it('topLanes is exact when more lanes share the last band than one read counts (2,400 lanes of depth 2, 10 of depth 3)', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const items: { group: string; payload: number }[] = [];
+    // The deeper lanes sort first by name, so the index's reverse order of a band lists them last.
+    for (let g = 0; g < 2400; g++) for (let i = 0; i < 2; i++) items.push({ group: `z-${String(g).padStart(4, '0')}`, payload: i });
+    for (let g = 0; g < 10; g++) for (let i = 0; i < 2; i++) items.push({ group: `a-${g}`, payload: i });
+    await lanes.submitMany(q, items);
+    // A third job each, in a call of its own: 2 -> 3 stays in the band [2, 4), so the score stays 2.
+    await lanes.submitMany(q, Array.from({ length: 10 }, (_, g) => ({ group: `a-${g}`, payload: 2 })));
+    expect(await client.zscore(k.index, 'a-0')).toBe('2');
+    const top = await lanes.topLanes(q, 10);
+    expect(top.map((l) => [l.group, l.pending])).toEqual(Array.from({ length: 10 }, (_, g) => [`a-${g}`, 3]));
+    // Past the band: the 12 deepest are the 10 of depth 3, then the first two of depth 2 by name.
+    expect((await lanes.topLanes(q, 12)).map((l) => l.group).slice(10)).toEqual(['z-0000', 'z-0001']);
+  });
+
   it('topLanes agrees with a full sort of lanes() by pending', async () => {
     const q = queues.queue();
     const items: { group: string; payload: number }[] = [];
