@@ -51,8 +51,11 @@ export const POSITION_EXACT_RING = 1_000;
 export const LANE_PAGE_MAX = 1_000;
 /** @internal Lanes one bandDepths call counts for topLanes (see lanes/deepest-lanes.ts): well under 5 ms of server time. */
 export const BAND_PAGE = 1_000;
-/** @internal bandDepths calls one topLanes makes per shard at most: 10,000,000 lanes in one band. */
-export const BAND_PAGES_MAX = 10_000;
+/**
+ * @internal bandDepths calls one topLanes makes per shard at most: 10,000 lanes of one band counted
+ * (about 30 ms of server time); past that the last places are ranked among the lanes counted.
+ */
+export const BAND_PAGES_MAX = 10;
 /** The largest `cost` a submit may declare (see LanesService.fairness). */
 export const MAX_COST = 1_000_000;
 /** @internal Byte limit of a pause reason. */

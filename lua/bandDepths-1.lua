@@ -13,10 +13,10 @@
   ARGV[4] count   members read by this call (1..PAGE_MAX)
 
   Reply: { group1, depth1, group2, depth2, ... } in the index's order (highest score first); fewer
-  than `count` pairs when the range ends within this page.
+  than `count` pairs when the range ends within this page. Pages are by rank (O(log n) to reach
+  one), so a lane whose score moves while the caller pages may be read twice or not at all.
   Clock: none.
-  Cost: one ZREVRANGEBYSCORE of `count` members, one ZCARD per lane (about 2 µs each: a page of
-  1,000 well under 5 ms).
+  Cost: a ZCOUNT and a ZREVRANGE of `count` members (O(log n + count)), one ZCARD per lane.
   Derived keys: the lanes' pending sets emq:{q}:g:<group>:pending, from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
@@ -29,10 +29,14 @@ if not base or KEYS[1] ~= base .. 'lanes' or not min or min < 1 or not offset or
    or not count or count < 1 or count > PAGE_MAX or count % 1 ~= 0 then
   return redis.error_reply('ERR echomq: bandDepths arguments do not match its keys')
 end
-local names = rcall('ZREVRANGEBYSCORE', KEYS[1], DEPTH_BELOW_HEADS, ARGV[2], 'LIMIT', ARGV[3], ARGV[4])
+-- NOTE: by rank, not by score with an offset (which walks past every member it skips): the head
+-- entries (scored from HEAD_FLOOR up) come first in this order, then the lanes by score.
+local start = rcall('ZCOUNT', KEYS[1], HEAD_FLOOR_TEXT, '+inf') + offset
+local page = rcall('ZREVRANGE', KEYS[1], start, start + count - 1, 'WITHSCORES')
 local out = {}
-for i = 1, #names do
-  out[#out + 1] = names[i]
-  out[#out + 1] = rcall('ZCARD', base .. 'g:' .. names[i] .. ':pending')
+for i = 1, #page, 2 do
+  if tonumber(page[i + 1]) < min then break end
+  out[#out + 1] = page[i]
+  out[#out + 1] = rcall('ZCARD', base .. 'g:' .. page[i] .. ':pending')
 end
 return out

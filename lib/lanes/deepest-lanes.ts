@@ -10,7 +10,8 @@ import type { LaneContext } from './lane-context';
  * When that band is [1, 2) its lanes all hold exactly one job (ties), so the first read is the
  * answer once its depths are counted; otherwise every lane of the band and above is counted from
  * the lanes themselves, a page of BAND_PAGE per bandDepths call (lua/bandDepths-1.lua), so that no
- * call runs long however many lanes share the band.
+ * call runs long, up to BAND_PAGES_MAX pages: with more lanes than that in the band, the last places
+ * go to the deepest of those counted (each within a factor of two of any left out).
  */
 export async function deepestLanes(ctx: LaneContext, s: LaneKeys, n: number): Promise<string[]> {
   const first = await ctx.read('topLanes', s, ctx.client.zrevrangebyscore(s.index, DEPTHS_BELOW_HEADS, '-inf', 'WITHSCORES', 'LIMIT', 0, n));
