@@ -51,9 +51,10 @@ local rcall = redis.call
 --- @include "rateWindow"
 --- @include "laneKeysOf"
 --- @include "queueKeys"
+--- @include "numberOf"
 
 local ringKey, base = KEYS[1], ARGV[1]
-local leaseMs, steps, promoteMax = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local leaseMs, steps, promoteMax = numberOf(ARGV[2]), numberOf(ARGV[3]), numberOf(ARGV[4])
 local K = queueKeys(base)
 if ringKey ~= K.ring or not leaseMs or leaseMs < 1 or not steps or steps < 1
    or not promoteMax or promoteMax < 0 then

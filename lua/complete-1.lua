@@ -31,8 +31,9 @@ local rcall = redis.call
 --- @include "nowMs"
 --- @include "completeJob"
 --- @include "countCompleted"
+--- @include "numberOf"
 
-local base, id, token = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local base, id, token = ARGV[1], ARGV[2], numberOf(ARGV[3])
 local keepMs, result = 0, ''
 if #ARGV > 3 then keepMs, result = tonumber(ARGV[4]), ARGV[5] or '' end
 if KEYS[1] ~= base .. 'job:' .. id or not token or not keepMs or keepMs < 0 then

@@ -47,7 +47,7 @@ beginCompleteBatch()
 local owed = 0
 for i = 0, n - 1 do
   local o = 4 + i * 3
-  local r, limited = completeJob(base, ARGV[o], tonumber(ARGV[o + 1]), keepMs, ARGV[o + 2], now, activeKey, gactiveKey,
+  local r, limited = completeJob(base, ARGV[o], numberOf(ARGV[o + 1]), keepMs, ARGV[o + 2], now, activeKey, gactiveKey,
     glimitKey, pausedKey, ringKey, ringSetKey, dedupKey, wakeKey, lanesKey, weightKey, rateKey)
   done = done + r
   if limited and r == 1 then owed = owed + 1 end

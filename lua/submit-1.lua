@@ -51,6 +51,7 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "admit"
+--- @include "numberOf"
 --- @include "compatMode"
 --- @include "laneDepth"
 --- @include "headBack"
@@ -60,7 +61,7 @@ local rcall = redis.call
 
 local base, id, group, payload = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local dedup = ARGV[5]
-local delayMs, maxAttempts = tonumber(ARGV[6]), tonumber(ARGV[7])
+local delayMs, maxAttempts = numberOf(ARGV[6]), numberOf(ARGV[7])
 local own = ARGV[8] == '1'
 if KEYS[1] ~= base .. 'job:' .. id or not delayMs or delayMs < 0 or not maxAttempts or maxAttempts < 0 then
   return redis.error_reply('ERR echomq: submit arguments do not match its keys')

@@ -53,6 +53,7 @@ local rcall = redis.call
 --- @include "admit"
 --- @include "compatMode"
 --- @include "numText"
+--- @include "numberOf"
 --- @include "laneDepth"
 --- @include "headBack"
 --- @include "headReady"
@@ -83,7 +84,7 @@ end
 -- string costs about as much as a table write and read together, times four).
 local delays, maxes = {}, {}
 for i = 0, n - 1 do
-  local d, m = tonumber(ARGV[3 + i * stride + 4]), tonumber(ARGV[3 + i * stride + 5])
+  local d, m = numberOf(ARGV[3 + i * stride + 4]), numberOf(ARGV[3 + i * stride + 5])
   if not d or d < 0 or not m or m < 0 then
     return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad number')
   end

@@ -4,6 +4,7 @@
 --- @include "finishJob"
 --- @include "queueEvent"
 --- @include "queueKeys"
+--- @include "numberOf"
 --[[
   completeJob(base, id, token, keepMs, result, now, activeKey, gactiveKey, glimitKey, pausedKey,
               ringKey, ringSetKey, dedupKey, wakeKey, indexKey, weightKey, grateKey, jobKey?) -> 1 | 0, queueLimited
@@ -93,7 +94,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
     local row = rcall('HMGET', jobKey, 'state', 'attempts', 'group', 'dedup', 'waited', 'held', 'vc')
     state, attempts, group, dedup, waited, held, vc = row[1], row[2], row[3], row[4], row[5], row[6], row[7]
   end
-  if state ~= 'active' or tonumber(attempts) ~= token then return 0 end
+  if state ~= 'active' or numberOf(attempts) ~= token then return 0 end
   local left
   if completeBatch then
     completeBatch.seen[id] = true

@@ -5,6 +5,7 @@
 --- @include "headBack"
 --- @include "headReady"
 --- @include "indexMoved"
+--- @include "numberOf"
 --[[
   serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   Serves up to `want` heads of the lane the caller's ring step has just given (see ringOps):
@@ -47,6 +48,12 @@ local serveLeases = {}
 ]]
 local function flushLeases(activeKey)
   local n = #serveLeases
+  if n == 2 then
+    -- NOTE: one job (a one-job claim): no unpack, no bounds.
+    rcall('ZADD', activeKey, serveLeases[1], serveLeases[2])
+    serveLeases[1], serveLeases[2] = nil, nil
+    return
+  end
   for i = 1, n, 1000 do rcall('ZADD', activeKey, unpack(serveLeases, i, math.min(n, i + 999))) end
   for i = n, 1, -1 do serveLeases[i] = nil end
 end
@@ -81,7 +88,7 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     if row[1] then
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
-      local attempt = (tonumber(row[2]) or 0) + 1
+      local attempt = (numberOf(row[2]) or 0) + 1
       if mark and (tenant or x.queueLimited) then
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', (x.queueLimited and '1' or '0') .. (tenant or ''), 'vc', mark)
       elseif mark then

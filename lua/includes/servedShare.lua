@@ -8,22 +8,37 @@
   memory is bounded by the lanes served in the last 80 s.
   servedShare(base, group, served, work, now): the lane was served `served` jobs and charged `work`
   (0 in `jobs` fairness) in this call: one ZINCRBY per lane per call (and one for work), and a
-  PEXPIRE when the bucket gains its first entry of the lane (the bucket may be new then), once per
-  call. (Writing a call's lanes in one ZMSCORE and one ZADD measured no cheaper for a call of 25
-  lanes, and 15k instructions dearer for a call of one: callgrind, bench/tools/instructions.js.)
+  PEXPIRE when the bucket gains its first entry of a lane (the bucket may be new then), once per
+  call. Which bucket is current and its keys are kept per base from call to call (shareBuckets, in
+  the function library; per call under EVALSHA), so a one-job claim does not build them again
+  (about 2k instructions). Whether a bucket has its TTL is not kept: the library is shared by the
+  server's databases, and a key of the same name in another one may lack it.
+  (Writing a call's lanes in one ZMSCORE and one ZADD measured no cheaper for a call of 25 lanes,
+  and 15k instructions dearer for a call of one: callgrind, bench/tools/instructions.js.)
 ]]
 local SHARE_TTL_MS = '80000'
+local SHARE_BASES_MAX = 256
+--- @shared shareBuckets, shareBucketCount: per base, its current bucket (see shareEntry); what it holds follows from base and the clock
+local shareBuckets, shareBucketCount = {}, 0
 --- @per-call shareTtlServed, shareTtlWork: the bucket keys this call has given their TTL
 local shareTtlServed, shareTtlWork
---- @per-call shareAt, shareServedKey, shareNumber: the call's bucket key, built once for its clock (and its number)
-local shareAt, shareServedKey, shareNumber
+
+--[[ The bucket of base at `now`: from, to (ms), and its served and work keys. ]]
+local function shareEntry(base, now)
+  local e = shareBuckets[base]
+  if e and now >= e.from and now < e.to then return e end
+  local n = shareBucket(now)
+  local number = numText(n)
+  e = { from = n * SHARE_BUCKET_MS, to = (n + 1) * SHARE_BUCKET_MS, served = base .. 'served:' .. number, work = base .. 'work:' .. number }
+  if shareBucketCount == SHARE_BASES_MAX then shareBuckets, shareBucketCount = {}, 0 end
+  if not shareBuckets[base] then shareBucketCount = shareBucketCount + 1 end
+  shareBuckets[base] = e
+  return e
+end
 
 local function servedShare(base, group, served, work, now)
-  if now ~= shareAt then
-    shareNumber = numText(shareBucket(now))
-    shareAt, shareServedKey = now, base .. 'served:' .. shareNumber
-  end
-  local key = shareServedKey
+  local e = shareEntry(base, now)
+  local key = e.served
   local text = numText(served)
   -- NOTE: the reply equals what was added only when this is the lane's first entry in the bucket;
   -- a whole number's reply is its decimal text, compared as text (no tonumber: Lua strings are
@@ -33,7 +48,7 @@ local function servedShare(base, group, served, work, now)
     shareTtlServed = key
   end
   if work > 0 then
-    local wkey = base .. 'work:' .. shareNumber
+    local wkey = e.work
     -- NOTE: a time claim's work is the queue's mean time, not always whole ms.
     local text = work == math.floor(work) and numText(work) or string.format('%.3f', work)
     if tonumber(rcall('ZINCRBY', wkey, text, group)) == tonumber(text) and shareTtlWork ~= wkey then

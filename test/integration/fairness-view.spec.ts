@@ -330,6 +330,28 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
       expect(ttl).toBeLessThanOrEqual(80_000);
     });
 
+    it('a bucket written again after obliterate gets its TTL again', async () => {
+      const q = queues.queue();
+      const k = keysOf(q);
+      const serve = async () => {
+        await lanes.submit(q, 'a', 1);
+        const before = Math.floor((await serverTimeMs(client)) / 10_000);
+        await finish(q, [(await lanes.claim(q))!]);
+        const after = Math.floor((await serverTimeMs(client)) / 10_000);
+        return [...new Set([before, after])].map((b) => `${k.base}served:${b}`);
+      };
+      await serve();
+      await lanes.obliterate(q, { force: true });
+      const buckets = await serve();
+      const ttls = await Promise.all(buckets.map((key) => client.pttl(key)));
+      const present = ttls.filter((t) => t !== -2);
+      expect(present.length).toBeGreaterThan(0);
+      for (const ttl of present) {
+        expect(ttl).toBeGreaterThan(60_000);
+        expect(ttl).toBeLessThanOrEqual(80_000);
+      }
+    });
+
     it('refuses a count out of range, naming it, and writes nothing', async () => {
       const q = queues.queue();
       for (const count of [0, 1001, 1.5, '3']) {
