@@ -22,7 +22,9 @@
                      bindLanes), which live in their tenant's shard, and the jobs naming one
                      against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane)
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
-  own ('1' when the caller supplied the id); or 8 per job when some job of the chunk has a trace
+  own ('1' when the caller supplied the id); or 3 per job (id, group, payload) when every job of the
+  chunk has the defaults of the other four and none of the values below (each value passed costs
+  the call about 1,000 server instructions); or 8 per job when some job of the chunk has a trace
   context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
   job when some job of the chunk names a tenant: the 9th is its tenant ('' for none, see laneRing);
   or 10 per job when some job of the chunk has a cost: the 10th is its cost ('' for 1, see admit);
@@ -33,7 +35,9 @@
   call refused there writes no chunk, at the cost of 3 values and a read per lane rather than a
   second pass over every item.
 
-  Reply: { status1, id1, status2, id2, ... } in input order, status 'ok' | 'dup' | 'collide'; or
+  Reply: { 'done', item, status, id, ... } naming (1-based) only the items whose status is not 'ok'
+  ('dup' or 'collide', with the id they came back with); every other item was admitted under its
+  own id; or
   { 'tenant', item, current } when item (1-based) names a tenant for a lane that holds jobs under
   another (current, '' for none; earlier items of the call count): nothing is written; { 'full',
   item, n } when item would take its lane past its maxDepth n (see laneDepth): nothing is written.
@@ -68,6 +72,7 @@ local n = tonumber(count or (checkOnly and string.sub(countArg, 2)) or countArg)
 local later = tonumber(laterCount) or 0
 local itemArgs = #ARGV - 2 - later * 3
 local stride = 7
+if n and n > 0 and itemArgs == n * 3 then stride = 3 end
 if n and n > 0 and itemArgs == n * 8 then stride = 8 end
 if n and n > 0 and itemArgs == n * 9 then stride = 9 end
 if n and n > 0 and itemArgs == n * 10 then stride = 10 end
@@ -83,7 +88,7 @@ end
 -- NOTE: each item's numbers are parsed once, here, and kept for the loop below (tonumber on a
 -- string costs about as much as a table write and read together, times four).
 local delays, maxes = {}, {}
-for i = 0, n - 1 do
+for i = 0, stride == 3 and -1 or n - 1 do
   local d, m = numberOf(ARGV[3 + i * stride + 4]), numberOf(ARGV[3 + i * stride + 5])
   if not d or d < 0 or not m or m < 0 then
     return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad number')
@@ -222,9 +227,9 @@ if depthCeilings(base) then
       if r then order[#order + 1] = g end
     end
     if room[g] then
-      local id, dedup = ARGV[o], ARGV[o + 3]
+      local id, dedup = ARGV[o], stride == 3 and '' or ARGV[o + 3]
       local mark = dedup ~= '' and ('d' .. dedup) or ('i' .. id)
-      if not seen[mark] and not knownJob(base, id, dedup, ARGV[o + 6] == '1', g, ARGV[o + 2], KEYS[8]) then
+      if not seen[mark] and not knownJob(base, id, dedup, stride ~= 3 and ARGV[o + 6] == '1', g, ARGV[o + 2], KEYS[8]) then
         fresh[g] = (fresh[g] or 0) + 1
         if not checkOnly and fresh[g] > room[g] then return { 'full', i + 1, ceiling[g] } end
       end
@@ -247,7 +252,8 @@ if checkOnly then return {} end
 local now = nowMs()
 -- NOTE: whether any lane is paused or has a ceiling, asked once per call rather than per job.
 if n > 1 then learnSettings(KEYS[3], KEYS[4]) end
-local out = {}
+local out = { 'done' }
+local plain = stride == 3
 local added, groups, laneKeys, admitted, earliest = {}, {}, {}, 0, {}
 -- NOTE: in the default mode a lane goes on the ring once per call, once it is counted (see below);
 -- compat mode keeps the join of each job's lane as it is admitted, the way it was tested against the
@@ -259,11 +265,14 @@ for i = 0, n - 1 do
   if stride >= 8 then tc = ARGV[o + 7] end
   if stride >= 9 then tenant = ARGV[o + 8] end
   if stride == 10 then cost = ARGV[o + 9] end
-  local status, jobId, laneKey = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], ARGV[o + 3],
-    delays[i], maxes[i], ARGV[o + 6] == '1', now,
+  local status, jobId, laneKey = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], plain and '' or ARGV[o + 3],
+    delays[i] or 0, maxes[i] or 0, not plain and ARGV[o + 6] == '1', now,
     KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], tc, deferJoin, tenant, cost)
-  out[#out + 1] = status
-  out[#out + 1] = jobId
+  if status ~= 'ok' then
+    out[#out + 1] = i + 1
+    out[#out + 1] = status
+    out[#out + 1] = jobId
+  end
   if status == 'ok' then
     admitted = admitted + 1
     if laneKey and retag[ARGV[o + 1]] then

@@ -248,7 +248,14 @@ export class LaneScripts {
     const costly = jobs.some((j) => j.cost !== undefined);
     const tenanted = costly || jobs.some((j) => j.tenant !== undefined);
     const traced = tenanted || jobs.some((j) => j.tc !== undefined);
+    // NOTE: 3 values per job (id, group, payload) when every job of the chunk has the defaults of
+    // the other four: each value passed costs the script about 1,000 server instructions.
+    const plain = !traced && !sharded && jobs.every((j) => j.dedupKey === '' && j.delayMs === 0 && j.maxAttempts === 0 && !j.own);
     for (const j of jobs) {
+      if (plain) {
+        args.push(j.id, j.group, j.payload);
+        continue;
+      }
       args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
       if (traced) args.push(j.tc ?? '');
       if (tenanted) args.push(j.tenant ?? '');
@@ -271,8 +278,9 @@ export class LaneScripts {
       }
       return rooms;
     }
-    const out: AdmitResult[] = [];
-    for (let i = 0; i < reply.length; i += 2) out.push({ status: reply[i] as AdmitResult['status'], id: String(reply[i + 1]) });
+    // NOTE: the reply names only the jobs not admitted under their own id ('done', item, status, id, ...).
+    const out: AdmitResult[] = jobs.map((j) => ({ status: 'ok', id: j.id }));
+    for (let i = 1; i + 2 < reply.length; i += 3) out[Number(reply[i]) - 1] = { status: reply[i + 1] as AdmitResult['status'], id: String(reply[i + 2]) };
     return out;
   }
 
