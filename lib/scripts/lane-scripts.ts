@@ -416,9 +416,17 @@ export class LaneScripts {
   /** One result per ack, in order: true when completed, false when the token was stale. */
   async completeMany(k: LaneKeys, acks: { id: string; token: number; result: string }[], keepMs: number): Promise<boolean[]> {
     const args: (string | number)[] = [k.base, acks.length, keepMs];
-    for (const a of acks) args.push(a.id, a.token, a.result);
+    // NOTE: 2 values per ack (no result) when none has a result: each value costs the script a Lua string.
+    const results = acks.some((a) => a.result !== '');
+    for (const a of acks) {
+      if (results) args.push(a.id, a.token, a.result);
+      else args.push(a.id, a.token);
+    }
+    // NOTE: the reply is the count completed, then the 1-based places of the acks that did nothing.
     const reply = (await this.run('completeMany', k.queue, 'completeMany', [k.ring], args)) as number[];
-    return reply.map((r) => r === 1);
+    const out = acks.map(() => true);
+    for (let i = 1; i < reply.length; i++) out[Number(reply[i]) - 1] = false;
+    return out;
   }
 
   /** `dead`: dead-letter the job now, whatever attempts it has left. */

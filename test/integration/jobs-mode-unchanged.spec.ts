@@ -107,6 +107,36 @@ function toTodaysSubmitMany(luaDir: string): void {
   writeFileSync(file, `${header}${spread}\n${body}`);
 }
 
+/**
+ * Today's completeMany is passed 2 values per ack when none has a result, and replies the count
+ * completed and the places of the acks that did nothing: the earlier one (already given its one
+ * key by toOneKey) gets a first line that spreads such a call to 3 values per ack, and its reply of
+ * every ack is turned into today's.
+ */
+function toTodaysCompleteMany(luaDir: string): void {
+  const file = join(luaDir, 'completeMany-1.lua');
+  const source = readFileSync(file, 'utf8');
+  const header = /^--\[\[[\s\S]*?\]\]\n/.exec(source)![0];
+  const spread = [
+    'local ARGV = (function(a)',
+    '  local n = tonumber(a[2])',
+    '  if not n or n == 0 or #a ~= 3 + n * 2 then return a end',
+    '  local b = { a[1], a[2], a[3] }',
+    "  for i = 0, n - 1 do b[#b + 1] = a[4 + i * 2]; b[#b + 1] = a[5 + i * 2]; b[#b + 1] = '' end",
+    '  return b',
+    'end)(ARGV)',
+  ].join('\n');
+  const body = source.slice(header.length).replace(/\nreturn out\n?$/, [
+    '',
+    'local reply = { 0 }',
+    'for i = 1, #out do if out[i] == 1 then reply[1] = reply[1] + 1 else reply[#reply + 1] = i end end',
+    'return reply',
+    '',
+  ].join('\n'));
+  expect(body).toContain('local reply = { 0 }');
+  writeFileSync(file, `${header}${spread}\n${body}`);
+}
+
 describe("'jobs' fairness serves exactly what the scripts before fairness modes served", () => {
   let server: TestRedisServer;
   let before: IORedis;
@@ -122,6 +152,7 @@ describe("'jobs' fairness serves exactly what the scripts before fairness modes 
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
     toOneKey(join(dir, 'lua'));
     toTodaysSubmitMany(join(dir, 'lua'));
+    toTodaysCompleteMany(join(dir, 'lua'));
     server = await TestRedisServer.start();
     before = server.client();
     now = server.client();
