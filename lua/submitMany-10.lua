@@ -24,7 +24,8 @@
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 3 per job (id, group, payload) when every job of the
   chunk has the defaults of the other four and none of the values below (each value passed costs
-  the call about 1,000 server instructions); or 8 per job when some job of the chunk has a trace
+  the call about 1,000 server instructions), or 4 (id, group, payload, tenant) when besides those
+  defaults some job names a tenant; or 8 per job when some job of the chunk has a trace
   context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
   job when some job of the chunk names a tenant: the 9th is its tenant ('' for none, see laneRing);
   or 10 per job when some job of the chunk has a cost: the 10th is its cost ('' for 1, see admit);
@@ -73,9 +74,13 @@ local later = tonumber(laterCount) or 0
 local itemArgs = #ARGV - 2 - later * 3
 local stride = 7
 if n and n > 0 and itemArgs == n * 3 then stride = 3 end
+if n and n > 0 and itemArgs == n * 4 then stride = 4 end
 if n and n > 0 and itemArgs == n * 8 then stride = 8 end
 if n and n > 0 and itemArgs == n * 9 then stride = 9 end
 if n and n > 0 and itemArgs == n * 10 then stride = 10 end
+-- NOTE: where an item's tenant is among its values (none in 3, 7 or 8 per job).
+local tenantAt = (stride >= 9 and 8) or (stride == 4 and 3) or nil
+local plain = stride == 3 or stride == 4
 if KEYS[1] ~= base .. 'ring' or not n or n < 0 or itemArgs ~= n * stride then
   return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
 end
@@ -88,7 +93,7 @@ end
 -- NOTE: each item's numbers are parsed once, here, and kept for the loop below (tonumber on a
 -- string costs about as much as a table write and read together, times four).
 local delays, maxes = {}, {}
-for i = 0, stride == 3 and -1 or n - 1 do
+for i = 0, plain and -1 or n - 1 do
   local d, m = numberOf(ARGV[3 + i * stride + 4]), numberOf(ARGV[3 + i * stride + 5])
   if not d or d < 0 or not m or m < 0 then
     return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad number')
@@ -105,7 +110,7 @@ if bindCheck then
   local groups, seen, named, namedSeen = {}, {}, {}, {}
   for i = 0, n - 1 do
     local g = ARGV[3 + i * stride + 1]
-    local t = stride >= 9 and ARGV[3 + i * stride + 8] or ''
+    local t = tenantAt and ARGV[3 + i * stride + tenantAt] or ''
     if t == '' and not seen[g] then
       seen[g] = true
       groups[#groups + 1] = g
@@ -143,10 +148,10 @@ end
 -- `laneOf`: each lane's tenant as this call read it, then set it ('' for none), spared a second
 -- GET when the lane joins its ring below.
 local retag, retagFrom, laneOf, unindexed = {}, {}, {}, {}
-if stride >= 9 or later > 0 then
+if tenantAt or later > 0 then
   -- NOTE: the tenants of all the lanes the call names are read at once (laneTenants: one MGET).
   local groups, named = {}, {}
-  for i = 0, stride >= 9 and n - 1 or -1 do
+  for i = 0, tenantAt and n - 1 or -1 do
     local g = ARGV[3 + i * stride + 1]
     if not named[g] then
       named[g] = true
@@ -164,8 +169,8 @@ if stride >= 9 or later > 0 then
   -- NOTE: a lane the lane index does not name holds no job (it names every lane with pending or
   -- active jobs): one ZMSCORE for the lanes the call retags spares each a ZCARD and an HGET.
   local asked, ask = {}, {}
-  for i = 0, stride >= 9 and n - 1 or -1 do
-    local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
+  for i = 0, tenantAt and n - 1 or -1 do
+    local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + tenantAt]
     if t ~= '' and t ~= laneOf[g] and not asked[g] then
       asked[g] = true
       ask[#ask + 1] = g
@@ -187,8 +192,8 @@ if stride >= 9 or later > 0 then
     end
   end
   local held = {}
-  for i = 0, stride >= 9 and n - 1 or -1 do
-    local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + 8]
+  for i = 0, tenantAt and n - 1 or -1 do
+    local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + tenantAt]
     if t ~= '' and t ~= laneOf[g] then
       if held[g] == nil then
         held[g] = not unindexed[g] and (rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false)
@@ -227,9 +232,9 @@ if depthCeilings(base) then
       if r then order[#order + 1] = g end
     end
     if room[g] then
-      local id, dedup = ARGV[o], stride == 3 and '' or ARGV[o + 3]
+      local id, dedup = ARGV[o], plain and '' or ARGV[o + 3]
       local mark = dedup ~= '' and ('d' .. dedup) or ('i' .. id)
-      if not seen[mark] and not knownJob(base, id, dedup, stride ~= 3 and ARGV[o + 6] == '1', g, ARGV[o + 2], KEYS[8]) then
+      if not seen[mark] and not knownJob(base, id, dedup, not plain and ARGV[o + 6] == '1', g, ARGV[o + 2], KEYS[8]) then
         fresh[g] = (fresh[g] or 0) + 1
         if not checkOnly and fresh[g] > room[g] then return { 'full', i + 1, ceiling[g] } end
       end
@@ -253,7 +258,6 @@ local now = nowMs()
 -- NOTE: whether any lane is paused or has a ceiling, asked once per call rather than per job.
 if n > 1 then learnSettings(KEYS[3], KEYS[4]) end
 local out = { 'done' }
-local plain = stride == 3
 local added, groups, laneKeys, admitted, earliest = {}, {}, {}, 0, {}
 -- NOTE: in the default mode a lane goes on the ring once per call, once it is counted (see below);
 -- compat mode keeps the join of each job's lane as it is admitted, the way it was tested against the
@@ -263,7 +267,7 @@ for i = 0, n - 1 do
   local o = 3 + i * stride
   local tc, tenant, cost
   if stride >= 8 then tc = ARGV[o + 7] end
-  if stride >= 9 then tenant = ARGV[o + 8] end
+  if tenantAt then tenant = ARGV[o + tenantAt] end
   if stride == 10 then cost = ARGV[o + 9] end
   local status, jobId, laneKey = admit(base, ARGV[o], ARGV[o + 1], ARGV[o + 2], plain and '' or ARGV[o + 3],
     delays[i] or 0, maxes[i] or 0, not plain and ARGV[o + 6] == '1', now,

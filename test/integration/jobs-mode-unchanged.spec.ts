@@ -78,9 +78,9 @@ function toOneKey(luaDir: string): void {
 }
 
 /**
- * Today's submitMany is passed 3 values per job when the other four are their defaults, and names in
+ * Today's submitMany is passed 3 values per job (4 with a tenant) when the other four are their defaults, and names in
  * its reply only the jobs not admitted under their own id ('done', item, status, id, ...): the
- * earlier one gets a first line that spreads such a call to 7 values per job, and its last line
+ * earlier one gets a first line that spreads such a call to 7 (9) values per job, and its last line
  * (its reply of every job) is turned into today's.
  */
 function toTodaysSubmitMany(luaDir: string): void {
@@ -90,9 +90,13 @@ function toTodaysSubmitMany(luaDir: string): void {
   const spread = [
     'local ARGV = (function(a)',
     '  local n = tonumber(a[2])',
-    '  if not n or n == 0 or #a ~= 2 + n * 3 then return a end',
-    '  local b = { a[1], a[2] }',
-    "  for i = 0, n - 1 do for _, v in ipairs({ a[3 + i * 3], a[4 + i * 3], a[5 + i * 3], '', '0', '0', '0' }) do b[#b + 1] = v end end",
+    '  if not n or n == 0 or (#a ~= 2 + n * 3 and #a ~= 2 + n * 4) then return a end',
+    '  local s, b = (#a - 2) / n, { a[1], a[2] }',
+    '  for i = 0, n - 1 do',
+    '    local o = 3 + i * s',
+    "    for _, v in ipairs({ a[o], a[o + 1], a[o + 2], '', '0', '0', '0' }) do b[#b + 1] = v end",
+    "    if s == 4 then b[#b + 1] = ''; b[#b + 1] = a[o + 3] end",
+    '  end',
     '  return b',
     'end)(ARGV)',
   ].join('\n');
