@@ -203,7 +203,7 @@ if tenantAt or later > 0 then
       laneOf[g] = t
       retag[g] = t
     end
-    if delays[i] == 0 then held[g] = true end
+    if plain or delays[i] == 0 then held[g] = true end
   end
   for i = 0, later - 1 do
     local o = 3 + n * stride + i * 3

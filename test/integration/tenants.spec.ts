@@ -194,6 +194,18 @@ describe('tenants: settings and ceilings', () => {
     expect((await lanes.tenant(q, 'A'))).toMatchObject({ weight: 3, active: 5 });
   });
 
+  it('submitMany of one chunk: an earlier item of the call holds its lane for the tenant it named (or none)', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await expect(lanes.submitMany(q, [{ group: 'z', payload: 0 }, { group: 'z', payload: 1, opts: { tenant: 'T' } }]))
+      .rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[1].opts.tenant' });
+    await expect(lanes.submitMany(q, [{ group: 'z', payload: 0, opts: { tenant: 'A' } }, { group: 'z', payload: 1, opts: { tenant: 'B' } }]))
+      .rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[1].opts.tenant' });
+    expect(await client.keys(`${k.base}*`)).toEqual([]);
+    await lanes.submitMany(q, [{ group: 'z', payload: 0, opts: { tenant: 'A' } }, { group: 'z', payload: 1, opts: { tenant: 'A' } }]);
+    expect(await lanes.lane(q, 'z')).toMatchObject({ tenant: 'A', pending: 2 });
+  });
+
   it('submitMany of many chunks: the tenants its later chunks name are checked before the first chunk writes', async () => {
     const q = queues.queue();
     const k = keysOf(q);
