@@ -24,6 +24,8 @@
   ARGV[2] leaseMs    lease length, >= 1
   ARGV[3] steps      rotations to make, >= 1 (one job each)
   ARGV[4] promoteMax how many due scheduled jobs to promote first, at most
+                     (ARGV[3] and ARGV[4] both left out: 1 and PROMOTE_DEFAULT, a one-job claim's, which
+                     then costs two values passed fewer, about 1,000 server instructions each)
   ARGV[5] ringSize   optional: '1' appends to the reply how many entries the ring holds after the
                      call (its list and its virtual-time set): a sharded queue's claims weigh their
                      next visits to this shard by it (see shards/shard-visits.ts)
@@ -53,8 +55,12 @@ local rcall = redis.call
 --- @include "queueKeys"
 --- @include "numberOf"
 
+-- NOTE: what the client sends as a claim's promoteMax (PROMOTE_PER_CLAIM of lib/echomq.constants.ts).
+local PROMOTE_DEFAULT = 100
+
 local ringKey, base = KEYS[1], ARGV[1]
-local leaseMs, steps, promoteMax = numberOf(ARGV[2]), numberOf(ARGV[3]), numberOf(ARGV[4])
+local leaseMs, steps, promoteMax = numberOf(ARGV[2]), 1, PROMOTE_DEFAULT
+if #ARGV > 2 then steps, promoteMax = numberOf(ARGV[3]), numberOf(ARGV[4]) end
 local K = queueKeys(base)
 if ringKey ~= K.ring or not leaseMs or leaseMs < 1 or not steps or steps < 1
    or not promoteMax or promoteMax < 0 then

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { PROMOTE_PER_CLAIM } from '../echomq.constants';
 import type { FairnessBy, LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { jobFields, toClaim, toJob } from './claim-replies';
 import { announcedRow, JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
@@ -295,7 +296,9 @@ export class LaneScripts {
    */
   async claim(k: LaneKeys, leaseMs: number, steps: number, promoteMax: number, ringSize = false): Promise<Served> {
     // NOTE: the script derives its other keys from the base (see lua/claim): each key passed costs a call.
-    const args: (string | number)[] = [k.base, leaseMs, steps, promoteMax];
+    // NOTE: a one-job claim leaves out steps and promoteMax when they are 1 and PROMOTE_PER_CLAIM
+    // (the script's defaults): each value passed costs the script a Lua string.
+    const args: (string | number)[] = steps === 1 && promoteMax === PROMOTE_PER_CLAIM && !ringSize ? [k.base, leaseMs] : [k.base, leaseMs, steps, promoteMax];
     if (ringSize) args.push('1');
     const reply = (await this.run('claim', k.queue, 'claim', [k.ring], args, { onLate: this.handBackLate(k, 2) })) as Reply[];
     // NOTE: the size follows the jobs, six values each; a paused queue's reply has none.

@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSy
 import type IORedis from 'ioredis';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { PROMOTE_PER_CLAIM } from '../../lib/echomq.constants';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { LaneScripts } from '../../lib/scripts/lane-scripts';
@@ -71,7 +72,9 @@ function toOneKey(luaDir: string): void {
     });
     expect(keys).toHaveLength(Number(n));
     // NOTE: today's complete leaves out keepMs and result when they are 0 and '' (see LaneScripts.complete).
-    const argv = name === 'complete' ? "local ARGV = { ARGV[1], ARGV[2], ARGV[3], ARGV[4] or '0', ARGV[5] or '' }\n" : '';
+    // NOTE: and a one-job claim leaves out steps and promoteMax when they are 1 and PROMOTE_PER_CLAIM.
+    const argv = name === 'complete' ? "local ARGV = { ARGV[1], ARGV[2], ARGV[3], ARGV[4] or '0', ARGV[5] or '' }\n"
+      : name === 'claim' ? `local ARGV = { ARGV[1], ARGV[2], ARGV[3] or '1', ARGV[4] or '${PROMOTE_PER_CLAIM}', ARGV[5] }\n` : '';
     writeFileSync(join(luaDir, `${name}-1.lua`), `${header}${argv}local KEYS = { ${keys.join(', ')} }\n${source.slice(header.length)}`);
     unlinkSync(join(luaDir, file));
   }
