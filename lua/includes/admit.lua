@@ -48,7 +48,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
   local others = (tc and tc ~= '') or maxAttempts > 0 or dedup ~= '' or own or costly
   if tenanted and not others then
     -- NOTE: a tenant's common row, as cheap as the one below (no table of fields).
-    rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '', 'held', '0' .. tenant)
+    rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '', 'held', heldOf(tenant))
   elseif others or tenanted then
     local fields = { 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '' }
     if own then
@@ -69,7 +69,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     end
     if tenanted then
       fields[#fields + 1] = 'held'
-      fields[#fields + 1] = '0' .. tenant
+      fields[#fields + 1] = heldOf(tenant)
     end
     if costly then
       fields[#fields + 1] = 'cost'

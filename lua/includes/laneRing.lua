@@ -66,6 +66,24 @@ local tenantSettings
 --- @per-call tenantsAdded: the tenants this call has put in emq:{q}:tenants (see adopt)
 local tenantsAdded
 
+local HELD_TEXTS_MAX = 4096
+--- @shared heldTexts, heldTextCount: per tenant, the `held` of its rows on a queue without a ceiling ('0' .. tenant); follows from the tenant alone
+local heldTexts, heldTextCount = {}, 0
+
+--[[ The row field `held` of a job served under `tenant` (see laneRing), the common one remembered. ]]
+local function heldOf(tenant, queueLimited)
+  if queueLimited then return '1' .. (tenant or '') end
+  if not tenant then return '0' end
+  local text = heldTexts[tenant]
+  if not text then
+    if heldTextCount >= HELD_TEXTS_MAX then heldTexts, heldTextCount = {}, 0 end
+    text = '0' .. tenant
+    heldTexts[tenant] = text
+    heldTextCount = heldTextCount + 1
+  end
+  return text
+end
+
 local function laneRing(base, group, ringKey, ringSetKey, known)
   if compatMode() then return ringKey, ringSetKey, nil end
   local tenant = known

@@ -90,11 +90,11 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       -- (read and written inside this one script, so no other writer comes between).
       local attempt = (numberOf(row[2]) or 0) + 1
       if mark and (tenant or x.queueLimited) then
-        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', (x.queueLimited and '1' or '0') .. (tenant or ''), 'vc', mark)
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', heldOf(tenant, x.queueLimited), 'vc', mark)
       elseif mark then
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'vc', mark)
       elseif tenant or x.queueLimited then
-        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', (x.queueLimited and '1' or '0') .. (tenant or ''))
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', heldOf(tenant, x.queueLimited))
       else
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
       end
