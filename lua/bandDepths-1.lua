@@ -10,7 +10,7 @@
   ARGV[1] base    'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] min     the lowest score read (the band's lower edge, a power of two), >= 1
   ARGV[3] offset  members of that range already read, highest score first (>= 0)
-  ARGV[4] count   members read by this call (1..PAGE_MAX)
+  ARGV[4] count   members read by this call (1..PAGE_MAX; the caller reads 200, about 0.5 ms)
 
   Reply: { group1, depth1, group2, depth2, ... } in the index's order (highest score first); fewer
   than `count` pairs when the range ends within this page. Pages are by rank (O(log n) to reach

@@ -171,7 +171,7 @@ async function run(ctx) {
         { unit: 'ms', digits: 2 }),
       row(`stats(): script µs per call, ${lanesText} lanes`, [median(alone.stats)]),
       row(`topLanes(10): script µs per call, ${lanesText} lanes`, [median(alone.top10)]),
-      row(`topLanes(1,000): script µs per call (up to 10 bandDepths pages, then 20 row scripts), ${lanesText} lanes`, [median(alone.top1000)]),
+      row(`topLanes(1,000): script µs per call (up to 50 bandDepths pages of 200 lanes, then 20 row scripts), ${lanesText} lanes`, [median(alone.top1000)]),
       row(`scanLanes page of ~1,000: script µs per page (20 row scripts; ZSCAN is a plain command), ${lanesText} lanes`, [median(alone.scanPage)]),
       row(`shares({ count: 1,000 }): script µs per call (a candidates, a sums and 250-lane rows scripts), ${lanesText} lanes`, [median(alone.shares1000)]),
       row(`oldestLanes(1,000): script µs per call (scripts of at most 100 heads), ${lanesText} lanes`, [median(alone.oldest1000)]),
