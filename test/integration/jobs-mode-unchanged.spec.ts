@@ -81,16 +81,28 @@ function toOneKey(luaDir: string): void {
 }
 
 /**
- * Today's submitMany is passed 3 values per job (4 with a tenant) when the other four are their defaults, and names in
- * its reply only the jobs not admitted under their own id ('done', item, status, id, ...): the
- * earlier one gets a first line that spreads such a call to 7 (9) values per job, and its last line
- * (its reply of every job) is turned into today's.
+ * Puts an earlier script behind today's caller: `spread` (Lua lines) rebuilds its ARGV from today's
+ * shorter call, after the header, and `reply` (Lua lines) replaces its last line, `return out`, with
+ * today's reply built from its `out`.
  */
-function toTodaysSubmitMany(luaDir: string): void {
-  const file = join(luaDir, 'submitMany-10.lua');
+function behindToday(file: string, spread: string[], reply: string[]): void {
   const source = readFileSync(file, 'utf8');
   const header = /^--\[\[[\s\S]*?\]\]\n/.exec(source)![0];
-  const spread = [
+  const body = source.slice(header.length);
+  expect(body).toMatch(/\nreturn out\n?$/);
+  writeFileSync(file, `${header}${spread.join('\n')}\n${body.replace(/\nreturn out\n?$/, `\n${reply.join('\n')}\n`)}`);
+}
+
+/**
+ * Today's submitMany is passed 3 values per job (4 with a tenant) when the other four are their
+ * defaults, and names in its reply only the jobs not admitted under their own id ('done', item,
+ * status, id, ...); today's completeMany is passed 2 values per ack when none has a result, and
+ * replies the count completed and the places of the acks that did nothing. The earlier ones (the
+ * earlier completeMany already given its one key by toOneKey) spread such calls to 7 (9) values per
+ * job and 3 per ack, and their replies of every job are turned into today's.
+ */
+function toTodaysBatches(luaDir: string): void {
+  behindToday(join(luaDir, 'submitMany-10.lua'), [
     'local ARGV = (function(a)',
     '  local n = tonumber(a[2])',
     '  if not n or n == 0 or (#a ~= 2 + n * 3 and #a ~= 2 + n * 4) then return a end',
@@ -102,29 +114,12 @@ function toTodaysSubmitMany(luaDir: string): void {
     '  end',
     '  return b',
     'end)(ARGV)',
-  ].join('\n');
-  const body = source.slice(header.length).replace(/\nreturn out\n?$/, [
-    '',
+  ], [
     "local reply = { 'done' }",
     "for i = 1, #out, 2 do if out[i] ~= 'ok' then reply[#reply + 1] = (i + 1) / 2; reply[#reply + 1] = out[i]; reply[#reply + 1] = out[i + 1] end end",
     'return reply',
-    '',
-  ].join('\n'));
-  expect(body).toContain("local reply = { 'done' }");
-  writeFileSync(file, `${header}${spread}\n${body}`);
-}
-
-/**
- * Today's completeMany is passed 2 values per ack when none has a result, and replies the count
- * completed and the places of the acks that did nothing: the earlier one (already given its one
- * key by toOneKey) gets a first line that spreads such a call to 3 values per ack, and its reply of
- * every ack is turned into today's.
- */
-function toTodaysCompleteMany(luaDir: string): void {
-  const file = join(luaDir, 'completeMany-1.lua');
-  const source = readFileSync(file, 'utf8');
-  const header = /^--\[\[[\s\S]*?\]\]\n/.exec(source)![0];
-  const spread = [
+  ]);
+  behindToday(join(luaDir, 'completeMany-1.lua'), [
     'local ARGV = (function(a)',
     '  local n = tonumber(a[2])',
     '  if not n or n == 0 or #a ~= 3 + n * 2 then return a end',
@@ -132,16 +127,11 @@ function toTodaysCompleteMany(luaDir: string): void {
     "  for i = 0, n - 1 do b[#b + 1] = a[4 + i * 2]; b[#b + 1] = a[5 + i * 2]; b[#b + 1] = '' end",
     '  return b',
     'end)(ARGV)',
-  ].join('\n');
-  const body = source.slice(header.length).replace(/\nreturn out\n?$/, [
-    '',
+  ], [
     'local reply = { 0 }',
     'for i = 1, #out do if out[i] == 1 then reply[1] = reply[1] + 1 else reply[#reply + 1] = i end end',
     'return reply',
-    '',
-  ].join('\n'));
-  expect(body).toContain('local reply = { 0 }');
-  writeFileSync(file, `${header}${spread}\n${body}`);
+  ]);
 }
 
 describe("'jobs' fairness serves exactly what the scripts before fairness modes served", () => {
@@ -158,8 +148,7 @@ describe("'jobs' fairness serves exactly what the scripts before fairness modes 
     const archive = execFileSync('git', ['archive', BEFORE_FAIRNESS_MODES, 'lua'], { cwd: join(__dirname, '..', '..') });
     execFileSync('tar', ['-x', '-C', dir], { input: archive });
     toOneKey(join(dir, 'lua'));
-    toTodaysSubmitMany(join(dir, 'lua'));
-    toTodaysCompleteMany(join(dir, 'lua'));
+    toTodaysBatches(join(dir, 'lua'));
     server = await TestRedisServer.start();
     before = server.client();
     now = server.client();
