@@ -35,7 +35,7 @@ local rcall = redis.call
 
 local base, id, token = ARGV[1], ARGV[2], numberOf(ARGV[3])
 local keepMs, result = 0, ''
-if #ARGV > 3 then keepMs, result = tonumber(ARGV[4]), ARGV[5] or '' end
+if #ARGV > 3 then keepMs, result = numberOf(ARGV[4]), ARGV[5] or '' end
 if KEYS[1] ~= base .. 'job:' .. id or not token or not keepMs or keepMs < 0 then
   return redis.error_reply('ERR echomq: complete arguments do not match its keys')
 end

@@ -72,7 +72,7 @@ end
 
 local function learnRows(base, dedupKey)
   if rcall('EXISTS', dedupKey) == 1 then return end
-  local m = rcall('HMGET', base .. 'meta', 'tenants', 'limit', 'fair', 'fairMove')
+  local m = rcall('HMGET', queueKeys(base).meta, 'tenants', 'limit', 'fair', 'fairMove')
   if m[3] == 'time' or m[4] then return end
   rowShape = (m[1] or m[2]) and 'held' or 'plain'
 end
