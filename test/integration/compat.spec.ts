@@ -216,6 +216,24 @@ describe('sharing a queue with the EchoMQ reference (compat mode)', () => {
     expect(await compat.lane(q, 'a')).toMatchObject({ pending: 3, inRing: false });
   });
 
+  it('rate: a parked lane the other writer put back on the ring leaves it when our drain or cancel empties it', async () => {
+    for (const how of ['drain', 'cancel'] as const) {
+      const q = queues.queue();
+      await compat.rate(q, 'a', { max: 1, perMs: 60_000 });
+      await compat.submit(q, 'a', { i: 1 });
+      const last = await compat.submit(q, 'a', { i: 2 });
+      expect((await compat.claim(q))?.payload).toEqual({ i: 1 });
+      expect(await ring(q)).toEqual([]);
+      // The other writer knows no rates: its resume rings the parked lane, as it still has work.
+      await foreign.resume(q, 'a');
+      expect(await ring(q)).toEqual(['a']);
+      if (how === 'drain') expect(await compat.drain(q, { group: 'a' })).toBe(1);
+      else expect(await compat.cancel(q, last)).toBe(true);
+      expect({ how, ring: await ring(q) }).toEqual({ how, ring: [] });
+      expect(await compat.lane(q, 'a')).toMatchObject({ pending: 0, inRing: false });
+    }
+  });
+
   it('timed pause: once it has ended, stats() and position() apply it as our claim would, and the other writer serves the lane again', async () => {
     const q = queues.queue();
     const id = mintJobId();
