@@ -16,7 +16,9 @@
   ARGV[2] count      n, the number of jobs; '?' .. n to check the tenants the jobs name and write
                      nothing (reply {} or the refusal below): a call of many chunks with lanes under a
                      maxDepth checks them all first; n .. '+' .. h when h lanes of the call's later
-                     chunks follow the jobs, to be checked with them (see `later` below); any of
+                     chunks follow the jobs, to be checked with them (see `later` below), or
+                     '?0+' .. h to check only those (a call whose later chunks name more lanes than
+                     one script should read sends them ahead in pages, see LATER_PER_CALL); any of
                      these with 'b' appended on a shard of a sharded queue: the jobs naming no tenant
                      are checked against the lanes bound to a tenant here (emq:{q}:bound, see
                      bindLanes), which live in their tenant's shard, and the jobs naming one
@@ -68,7 +70,7 @@ local base = ARGV[1]
 local bindCheck = string.sub(ARGV[2], -1) == 'b'
 local countArg = bindCheck and string.sub(ARGV[2], 1, -2) or ARGV[2]
 local checkOnly = string.sub(countArg, 1, 1) == '?'
-local count, laterCount = string.match(countArg, '^(%d+)%+(%d+)$')
+local count, laterCount = string.match(countArg, '^%??(%d+)%+(%d+)$')
 local n = tonumber(count or (checkOnly and string.sub(countArg, 2)) or countArg)
 local later = tonumber(laterCount) or 0
 local itemArgs = #ARGV - 2 - later * 3

@@ -1,4 +1,4 @@
-import { ERROR_MAX_CHARS, MAX_KEEP_COMPLETED_MS, SUBMIT_CHUNK } from '../echomq.constants';
+import { ERROR_MAX_CHARS, MAX_KEEP_COMPLETED_MS, ACK_CHUNK } from '../echomq.constants';
 import { invalidArgument } from '../echomq.messages';
 import { resolveBackoff } from '../echomq.options';
 import { EchoMqError } from '../errors';
@@ -120,13 +120,13 @@ export class LaneAcks {
 
   /**
    * Runs `each` on the items of each shard that holds their jobs (all of them, while unsharded),
-   * SUBMIT_CHUNK at a time, and gives its answers back in the items' order.
+   * ACK_CHUNK at a time, and gives its answers back in the items' order.
    */
   private async perShard<I extends { id: string }, R>(k: LaneKeys, items: I[], each: (shard: LaneKeys, part: I[]) => Promise<R[]>): Promise<R[]> {
     const out = new Array<R>(items.length);
     for (const [shard, places] of await this.ctx.shards.byJob(k, items.map((item) => item.id))) {
-      for (let start = 0; start < places.length; start += SUBMIT_CHUNK) {
-        const part = places.slice(start, start + SUBMIT_CHUNK);
+      for (let start = 0; start < places.length; start += ACK_CHUNK) {
+        const part = places.slice(start, start + ACK_CHUNK);
         (await each(shard, part.map((i) => items[i]))).forEach((answer, j) => { out[part[j]] = answer; });
       }
     }

@@ -1,4 +1,4 @@
-import { MAX_COST, SUBMIT_CHUNK } from '../echomq.constants';
+import { LATER_PER_CALL, MAX_COST, SUBMIT_CHUNK } from '../echomq.constants';
 import { idsExhausted, invalidArgument, laneFull, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
@@ -120,8 +120,17 @@ export class LaneAdmission {
     // checks the tenants that the later ones name (laterTenants: a few values per lane, not a
     // second pass over every item).
     const ceilings = jobs.length > SUBMIT_CHUNK && (await this.ctx.scripts.hasDepthCeilings(k));
-    const later = jobs.length > SUBMIT_CHUNK && !ceilings && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
+    let later = jobs.length > SUBMIT_CHUNK && !ceilings && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
     const ids = new Array<string>(jobs.length);
+    if (later.length > LATER_PER_CALL) {
+      // NOTE: more lanes than one script should read go ahead of the first chunk in check-only
+      // calls of LATER_PER_CALL lanes each, so no call grows with the size of the whole call.
+      for (let start = 0; start < later.length; start += LATER_PER_CALL) {
+        const reply = await this.ctx.scripts.submitMany(k, [], true, later.slice(start, start + LATER_PER_CALL), sharded);
+        this.admitted(k.queue, jobs, 'items', reply, (i) => places[i]);
+      }
+      later = [];
+    }
     if (ceilings) {
       const lanes = new Map<string, LaneRoom & { first: number }>();
       for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {

@@ -242,7 +242,7 @@ export class LaneScripts {
    * `sharded`: `k` is a shard of a sharded queue, asked whether the lanes live there (see {@link submit}).
    */
   async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false, later: LaterTenant[] = [], sharded = false): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
-    const count = (checkOnly ? `?${jobs.length}` : later.length > 0 ? `${jobs.length}+${later.length}` : `${jobs.length}`) + (sharded ? 'b' : '');
+    const count = (checkOnly ? '?' : '') + (later.length > 0 ? `${jobs.length}+${later.length}` : `${jobs.length}`) + (sharded ? 'b' : '');
     const args: (string | number)[] = [k.base, count];
     // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
     // a 9th (its tenant) only when some job names one, a 10th (its cost) only when some job has one.

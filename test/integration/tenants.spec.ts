@@ -229,6 +229,28 @@ describe('tenants: settings and ceilings', () => {
     expect(await client.lrange(k.tenantRing('T'), 0, -1)).toEqual(['y', 'v']);
   });
 
+  it('submitMany naming tenants for more lanes than one check call reads: checked ahead in pages, refused with nothing written, and 50,000 lanes in one call', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const spread = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ group: `s${from + i}`, payload: { i }, opts: { tenant: `T${i % 7}` } }));
+    await lanes.submit(q, 'u', { i: 0 }, { tenant: 'U' });
+    const before = await client.dbsize();
+    // 1,300 lanes past the first chunk: three pages of checks; the refused lane is in the last.
+    await expect(lanes.submitMany(q, [...spread(1_500, 0), { group: 'u', payload: { i: 1 }, opts: { tenant: 'T' } }]))
+      .rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[1500].opts.tenant' });
+    expect(await client.dbsize()).toBe(before);
+    // An earlier item of the call (first chunk, no tenant) fills a lane a later page names a tenant for.
+    await expect(lanes.submitMany(q, [{ group: 'w', payload: 0 }, ...spread(1_500, 0), { group: 'w', payload: 1, opts: { tenant: 'T' } }]))
+      .rejects.toMatchObject({ argument: 'items[1501].opts.tenant' });
+    expect(await client.dbsize()).toBe(before);
+    // NOTE: the later lanes' checks once went in one script call with the first chunk: 150,000 values, past the call stack.
+    const ids = await lanes.submitMany(q, spread(50_000, 0));
+    expect(new Set(ids).size).toBe(50_000);
+    expect(await lanes.tenant(q, 'T3')).toMatchObject({ lanes: 7_143, pending: 7_143 });
+    expect(await client.get(k.laneTenant('s49999'))).toBe(`T${49_999 % 7}`);
+    expect(await lanes.stats(q)).toMatchObject({ pending: 50_001 });
+  });
+
   it('submitMany of many chunks, random plans: refused exactly where one pass over its items would refuse, and then nothing written', async () => {
     type Pre = 'empty' | 'none' | 'A' | 'B';
     type Item = { g: string; tenant?: string; delayed: boolean };
