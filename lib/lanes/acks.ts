@@ -1,4 +1,4 @@
-import { ERROR_MAX_CHARS, MAX_KEEP_COMPLETED_MS, ACK_CHUNK } from '../echomq.constants';
+import { ACK_CHUNK, ERROR_MAX_CHARS, MAX_KEEP_COMPLETED_MS } from '../echomq.constants';
 import { invalidArgument } from '../echomq.messages';
 import { resolveBackoff } from '../echomq.options';
 import { EchoMqError } from '../errors';

@@ -118,7 +118,7 @@ export class LaneAdmission {
     // chunk refuse). Where a lane has a maxDepth, a first pass over every chunk adds up each such
     // lane's new jobs against its room (and checks the tenants on the way); else the first chunk
     // checks the tenants that the later ones name (laterTenants: a few values per lane, not a
-    // second pass over every item).
+    // second pass over every item), or, past LATER_PER_CALL lanes, calls of their own ahead of it.
     const ceilings = jobs.length > SUBMIT_CHUNK && (await this.ctx.scripts.hasDepthCeilings(k));
     let later = jobs.length > SUBMIT_CHUNK && !ceilings && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
     const ids = new Array<string>(jobs.length);

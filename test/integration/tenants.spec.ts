@@ -240,7 +240,7 @@ describe('tenants: settings and ceilings', () => {
       .rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[1500].opts.tenant' });
     expect(await client.dbsize()).toBe(before);
     // An earlier item of the call (first chunk, no tenant) fills a lane a later page names a tenant for.
-    await expect(lanes.submitMany(q, [{ group: 'w', payload: 0 }, ...spread(1_500, 0), { group: 'w', payload: 1, opts: { tenant: 'T' } }]))
+    await expect(lanes.submitMany(q, [{ group: 'w', payload: { i: 0 } }, ...spread(1_500, 0), { group: 'w', payload: { i: 1 }, opts: { tenant: 'T' } }]))
       .rejects.toMatchObject({ argument: 'items[1501].opts.tenant' });
     expect(await client.dbsize()).toBe(before);
     // NOTE: the later lanes' checks once went in one script call with the first chunk: 150,000 values, past the call stack.
