@@ -5,8 +5,8 @@
   the lane's rate window) heads of the rotated lane; a lane at its rate leaves the ring), all under
   one lease, so the call serves exactly what that many wclaims in a row would. It stops after
   `turns` turns, after the turn that brings the jobs served to `untilJobs` or more, when a turn
-  finds no serviceable lane, or at 1,000 jobs: the turn that would pass 1,000 is cut to fit, as a
-  wclaim with `max` would be.
+  finds no serviceable lane, or at 1,000 jobs (or ARGV[8]): the turn that would pass them is cut to
+  fit, as a wclaim with `max` would be.
 
   KEYS[1]  ring       emq:{q}:ring
 
@@ -20,6 +20,9 @@
                      whole), 1..1000; 0 for none
   ARGV[6] promoteMax how many due scheduled jobs to promote first, at most
   ARGV[7] ringSize   optional: '1' appends the ring's size after the call to the reply (as claim's ARGV[5])
+  ARGV[8] most       optional: jobs at most this call, 1..1000 (1,000 when left out); with it ARGV[7]
+                     is '1' or '0'. A caller that splits many turns over calls (see LaneClaims.wclaimIn)
+                     passes what is left of its 1,000, so the turn that would pass them is cut as in one call.
 
   Reply: { leaseUntil, dueIn, sizes, then per job: id, group, attempt, payload, submitted_at, last_error }
   sizes is the list of how many jobs each turn served, in order (the jobs follow in the same order);
@@ -46,9 +49,11 @@ local k = laneKeysOf(ARGV[1], { ring = KEYS[1], ringset = ARGV[1] .. 'ringset', 
 local base = ARGV[1]
 local leaseMs, turns, cap = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local untilJobs, promoteMax = tonumber(ARGV[5]), tonumber(ARGV[6])
+local callMost = MAX_JOBS
+if ARGV[8] then callMost = tonumber(ARGV[8]) end
 if k.ring ~= base .. 'ring' or not leaseMs or leaseMs < 1 or not turns or turns < 1 or turns > MAX_JOBS
    or not cap or cap < 0 or not untilJobs or untilJobs < 0 or untilJobs > MAX_JOBS
-   or not promoteMax or promoteMax < 0 then
+   or not promoteMax or promoteMax < 0 or not callMost or callMost < 1 or callMost > MAX_JOBS then
   return redis.error_reply('ERR echomq: wclaimMany arguments do not match its keys')
 end
 if untilJobs == 0 then untilJobs = MAX_JOBS end
@@ -68,9 +73,9 @@ local out = { leaseUntil, -1, sizes }
 if halted then return out end
 local served = 0
 -- NOTE: the queue's ceiling (queueLimit) bounds what the call serves, its leases counted.
-local most = MAX_JOBS
+local most = callMost
 k.queueLimited = queueLimit ~= nil
-if queueLimit then most = math.min(MAX_JOBS, queueLimit - rcall('ZCARD', k.active)) end
+if queueLimit then most = math.min(callMost, queueLimit - rcall('ZCARD', k.active)) end
 while #sizes < turns and served < untilJobs and served < most do
   local turnCap = cap
   if turnCap == 0 or turnCap > most - served then turnCap = most - served end

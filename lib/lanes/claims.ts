@@ -84,24 +84,43 @@ export class LaneClaims {
     return { jobs, dueInMs, ringSize: size };
   }
 
-  /** wclaimMany on one shard (or an unsharded queue), refilling the places of dead-lettered jobs. */
+  /**
+   * wclaimMany on one shard (or an unsharded queue), in script calls that each stop after the turn
+   * that brings them CLAIM_CHUNK jobs (turns are served whole, so the calls serve the same turns as
+   * one would), with what is left of the call's 1,000 jobs passed on, so the turn that would pass them
+   * is cut where one call would cut it. Dead-lettered jobs (see LaneScripts.served) count against
+   * the 1,000 but not against `untilJobs`: their places are asked again (within the 1,000).
+   */
   private async wclaimIn(k: LaneKeys, n: number, max: number, untilJobs: number, leaseMs: number, ringSize: boolean):
     Promise<{ turns: LaneJob[][]; dueInMs: number; ringSize: number }> {
-    let { turns: got, dueInMs, buried, ringSize: size } = await this.ctx.scripts.wclaimMany(k, leaseMs, n, max, untilJobs, PROMOTE_PER_CLAIM, ringSize);
-    // NOTE: with untilJobs the caller counts jobs (a claim loop's free slots), else turns.
-    const missing = (): number => (untilJobs > 0 ? untilJobs - got.reduce((a, t) => a + t.length, 0) : n - got.length);
+    const got: LaneJob[][] = [];
+    let turnsLeft = n;
+    let jobs = 0;
+    let served = 0;
+    let dueInMs = -1;
+    let size = -1;
     try {
-      for (let i = 0; i < REFILLS && buried > 0 && missing() > 0; i++) {
-        const want = missing();
-        const more = await this.ctx.scripts.wclaimMany(k, leaseMs, want, max, untilJobs > 0 ? want : 0, PROMOTE_PER_CLAIM, ringSize);
-        got = got.concat(more.turns);
-        ({ dueInMs, buried, ringSize: size } = more);
+      while (turnsLeft > 0 && served < CLAIM_BATCH_MAX && (untilJobs === 0 || jobs < untilJobs)) {
+        const until = Math.min(CLAIM_CHUNK, untilJobs > 0 ? untilJobs - jobs : CLAIM_CHUNK);
+        const r = await this.ctx.scripts.wclaimMany(k, leaseMs, turnsLeft, max, until, PROMOTE_PER_CLAIM, ringSize, CLAIM_BATCH_MAX - served);
+        const usable = r.turns.reduce((a, t) => a + t.length, 0);
+        for (const turn of r.turns) got.push(turn);
+        jobs += usable;
+        served += usable + r.buried;
+        // NOTE: with untilJobs the caller counts jobs (a claim loop's free slots): a dead-lettered
+        // job's place is asked again, with a turn of its own.
+        turnsLeft -= r.turns.length - (untilJobs > 0 ? r.buried : 0);
+        dueInMs = r.dueInMs;
+        size = r.ringSize ?? -1;
+        // NOTE: a call that served fewer than it was asked ran out of turns, of serviceable lanes or
+        // of the queue's ceiling: the next would serve nothing more.
+        if (usable + r.buried < until) break;
       }
     } catch (err) {
       this.handBack(k, got.flat());
       throw err;
     }
-    return { turns: got, dueInMs, ringSize: size ?? -1 };
+    return { turns: got, dueInMs, ringSize: size };
   }
 
   /**

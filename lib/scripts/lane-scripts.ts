@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { PROMOTE_PER_CLAIM } from '../echomq.constants';
+import { CLAIM_BATCH_MAX, PROMOTE_PER_CLAIM } from '../echomq.constants';
 import type { FairnessBy, LaneInfo, LaneJob, LaneRate } from '../interfaces';
 import { jobFields, toClaim, toJob } from './claim-replies';
 import { announcedRow, JobRow, LocatedJob, StatsRow, toJobRow } from './job-replies';
@@ -387,11 +387,14 @@ export class LaneScripts {
   /**
    * Takes up to `turns` weighted turns in one round trip (see lua/wclaimMany-1.lua); the jobs of each
    * turn in order. A job whose payload is not JSON is left out of its turn and dead-lettered (see served).
+   * `most`: the jobs the call may serve, below 1,000 when a caller splits its turns over calls.
    */
-  async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number, ringSize = false):
-    Promise<{ turns: LaneJob[][]; dueInMs: number; buried: number; ringSize?: number }> {
+  async wclaimMany(k: LaneKeys, leaseMs: number, turns: number, max: number, untilJobs: number, promoteMax: number, ringSize = false,
+    most = CLAIM_BATCH_MAX): Promise<{ turns: LaneJob[][]; dueInMs: number; buried: number; ringSize?: number }> {
     const args: (string | number)[] = [k.base, leaseMs, turns, max, untilJobs, promoteMax];
-    if (ringSize) args.push('1');
+    // NOTE: `most` (the jobs this call may serve) only below the script's own 1,000.
+    if (most < CLAIM_BATCH_MAX) args.push(ringSize ? '1' : '0', most);
+    else if (ringSize) args.push('1');
     const reply = (await this.run('wclaimMany', k.queue, 'wclaimMany', [k.ring], args, { onLate: this.handBackLate(k, 3) })) as Reply[];
     const jobsEnd = 3 + 6 * (reply[2] as number[]).reduce((a, b) => a + Number(b), 0);
     const size = ringSize && reply.length > jobsEnd ? Number(reply.pop()) : -1;

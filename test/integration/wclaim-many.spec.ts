@@ -127,6 +127,37 @@ describe('wclaimMany: many weighted turns in one script', () => {
     expect(rateParked).toBeGreaterThan(0);
   });
 
+  it('over many script calls (more than 100 jobs) serves the same turns as single wclaims, by turns and by untilJobs', async () => {
+    const a = queues.queue();
+    const b = queues.queue();
+    const groups = [...Array(30).keys()].map((i) => `g${i}`);
+    const items: SubmitItem[] = groups.flatMap((g, i) => [...Array(20 + (i % 7) * 5).keys()].map((n) => ({ group: g, payload: { g, n }, opts: { jobId: mintJobId() } })));
+    for (const q of [a, b]) {
+      await lanes.submitMany(q, items);
+      for (const [i, g] of groups.entries()) if (i % 4 !== 0) await lanes.weight(q, g, 1 + (i % 7));
+      await lanes.limit(q, 'g5', 3);
+    }
+    const singles = async (turns: number, untilJobs = Infinity): Promise<LaneJob[][]> => {
+      const out: LaneJob[][] = [];
+      let served = 0;
+      while (out.length < turns && served < untilJobs) {
+        const jobs = await lanes.wclaim(b, { leaseMs: 60_000 });
+        if (jobs.length === 0) break;
+        out.push(jobs);
+        served += jobs.length;
+      }
+      return out;
+    };
+    const byTurns = await lanes.wclaimMany(a, 150, { leaseMs: 60_000 });
+    expect(byTurns.turns.flat().length).toBeGreaterThan(300);
+    expect(byTurns.turns.map((t) => t.map(seen))).toEqual((await singles(150)).map((t) => t.map(seen)));
+    const byJobs = await lanes.wclaimMany(a, 1_000, { leaseMs: 60_000, untilJobs: 333 });
+    const served = byJobs.turns.flat().length;
+    expect(served).toBeGreaterThanOrEqual(333);
+    expect(byJobs.turns.map((t) => t.map(seen))).toEqual((await singles(1_000, 333)).map((t) => t.map(seen)));
+    expect(await state(a)).toEqual(await state(b));
+  });
+
   it('returns each turn in its own array, in ring order, as many turns as asked', async () => {
     const q = queues.queue();
     for (const g of ['a', 'b', 'c']) await fill(q, g, 6);
