@@ -89,12 +89,14 @@ export class LaneClaims {
    * that brings them CLAIM_CHUNK jobs (turns are served whole, so the calls serve the same turns as
    * one would), with what is left of the call's 1,000 jobs passed on, so the turn that would pass them
    * is cut where one call would cut it. Dead-lettered jobs (see LaneScripts.served) count against
-   * the 1,000 but not against `untilJobs`: their places are asked again (within the 1,000).
+   * the 1,000 but not against `untilJobs`: their places are asked again, by at most REFILLS calls
+   * (as claimIn's).
    */
   private async wclaimIn(k: LaneKeys, n: number, max: number, untilJobs: number, leaseMs: number, ringSize: boolean):
     Promise<{ turns: LaneJob[][]; dueInMs: number; ringSize: number }> {
     const got: LaneJob[][] = [];
     let turnsLeft = n;
+    let refills = 0;
     let jobs = 0;
     let served = 0;
     let dueInMs = -1;
@@ -109,7 +111,8 @@ export class LaneClaims {
         served += usable + r.buried;
         // NOTE: with untilJobs the caller counts jobs (a claim loop's free slots): a dead-lettered
         // job's place is asked again, with a turn of its own.
-        turnsLeft -= r.turns.length - (untilJobs > 0 ? r.buried : 0);
+        turnsLeft -= r.turns.length - (untilJobs > 0 && refills < REFILLS ? r.buried : 0);
+        if (r.buried > 0) refills += 1;
         dueInMs = r.dueInMs;
         size = r.ringSize ?? -1;
         // NOTE: a call that served fewer than it was asked ran out of turns, of serviceable lanes or

@@ -75,6 +75,16 @@ describe('foreign data never breaks a claim', () => {
     expect(turns.flat().map((j) => j.payload)).toEqual([{ i: 1 }, { i: 3 }]);
   });
 
+  it('wclaimMany with untilJobs asks again for buried places at most four times, as claimMany does', async () => {
+    const q = queues.queue();
+    for (let i = 0; i < 60; i++) await foreign.enqueue(q, 'b', mintJobId(), 'nope');
+    const { turns } = await lanes.wclaimMany(q, 5, { untilJobs: 5 });
+    // Five places, asked again in four calls of five: 25 buried, not the whole lane.
+    expect(turns.flat()).toEqual([]);
+    expect(turns.length).toBe(25);
+    expect(await lanes.lane(q, 'b')).toMatchObject({ pending: 35 });
+  });
+
   it('a scheduled id with no row, or a row with no group, goes to the dead set with a reason', async () => {
     const q = queues.queue();
     const k = keysOf(q);
