@@ -251,7 +251,7 @@ export class LaneScripts {
     const traced = tenanted || jobs.some((j) => j.tc !== undefined);
     // NOTE: 3 values per job (id, group, payload), or 4 with its tenant, when every job of the chunk
     // has the defaults of the other four: each value passed costs the script about 1,000 server instructions.
-    const plain = !costly && !sharded && !jobs.some((j) => j.tc !== undefined)
+    const plain = !costly && !jobs.some((j) => j.tc !== undefined)
       && jobs.every((j) => j.dedupKey === '' && j.delayMs === 0 && j.maxAttempts === 0 && !j.own);
     for (const j of jobs) {
       if (plain && tenanted) {
