@@ -12,6 +12,8 @@
   its score written.
 ]]
 local function indexMoved(before, after)
+  -- NOTE: compatMode()'s constant read directly (the loader flips that line for compat mode):
+  -- this runs once per lane a claim serves, where the call would cost more than the test.
   if COMPAT then return true end
   -- NOTE: a step of one (a claim or a submit of one job, the common case) crosses an edge exactly
   -- when the larger depth is a power of two, whose mantissa is 0.5: one math.frexp call, not two.
