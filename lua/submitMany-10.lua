@@ -15,8 +15,8 @@
   ARGV[1] base       'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] count      n, the number of jobs; '?' .. n to check the tenants the jobs name and write
                      nothing (reply {} or the refusal below): a call of many chunks with lanes under a
-                     maxDepth checks them all first; n .. '+' .. h when h lanes of the call's later
-                     chunks follow the jobs, to be checked with them (see `later` below), or
+                     maxDepth checks them all first; n .. '+' .. h when h values of `later` (below)
+                     follow the jobs, lanes of the call's later chunks to be checked with them, or
                      '?0+' .. h to check only those (a call whose later chunks name more lanes than
                      one script should read sends them ahead in pages, see LATER_PER_CALL); any of
                      these with 'b' appended on a shard of a sharded queue: the jobs naming no tenant
@@ -31,18 +31,19 @@
   context: the 8th is the job's W3C trace context ('' for none), kept as row field `tc`; or 9 per
   job when some job of the chunk names a tenant: the 9th is its tenant ('' for none, see laneRing);
   or 10 per job when some job of the chunk has a cost: the 10th is its cost ('' for 1, see admit);
-  then `later`, 3 values per lane (the first chunk of a call of many, whose later chunks name a
-  tenant for a lane this chunk names none for): group, tenant, and the 1-based place in the call
-  of the first item naming it, with 'h' appended when an earlier item of the call puts a job
-  into the lane first. Checked as this chunk's own items are, before anything is written, so a
-  call refused there writes no chunk, at the cost of 3 values and a read per lane rather than a
-  second pass over every item.
+  then `later`: the lanes for which the call's later chunks name a tenant while this chunk names
+  none (the first chunk of a call of many), in blocks of one tenant each: the tenant, k, then k
+  groups (-k when an earlier item of the call puts a job into each of those lanes first). Checked
+  as this chunk's own items are, before anything is written, so a call refused there writes no
+  chunk, at the cost of about one value and one set member asked per lane rather than a second
+  pass over every item.
 
   Reply: { 'done', item, status, id, ... } naming (1-based) only the items whose status is not 'ok'
   ('dup' or 'collide', with the id they came back with); every other item was admitted under its
   own id; or
   { 'tenant', item, current } when item (1-based) names a tenant for a lane that holds jobs under
-  another (current, '' for none; earlier items of the call count): nothing is written; { 'full',
+  another (current, '' for none; earlier items of the call count), { 'later', i, current, ... }
+  naming every such lane of `later` (i: 1-based, in the order given): nothing is written; { 'full',
   item, n } when item would take its lane past its maxDepth n (see laneDepth): nothing is written.
   A check-only call replies { 'room', group, room, new, n, ... } for the lanes with a maxDepth.
   With 'b': { 'moved', group, tenant, ... } for every lane named by a job that names no tenant and
@@ -72,8 +73,8 @@ local countArg = bindCheck and string.sub(ARGV[2], 1, -2) or ARGV[2]
 local checkOnly = string.sub(countArg, 1, 1) == '?'
 local count, laterCount = string.match(countArg, '^%??(%d+)%+(%d+)$')
 local n = tonumber(count or (checkOnly and string.sub(countArg, 2)) or countArg)
-local later = tonumber(laterCount) or 0
-local itemArgs = #ARGV - 2 - later * 3
+local laterValues = tonumber(laterCount) or 0
+local itemArgs = #ARGV - 2 - laterValues
 local stride = 7
 if n and n > 0 and itemArgs == n * 3 then stride = 3 end
 if n and n > 0 and itemArgs == n * 4 then stride = 4 end
@@ -86,10 +87,18 @@ local plain = stride == 3 or stride == 4
 if KEYS[1] ~= base .. 'ring' or not n or n < 0 or itemArgs ~= n * stride then
   return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
 end
-for i = 0, later - 1 do
-  local o = 3 + n * stride + i * 3
-  if ARGV[o + 1] == '' or not string.match(ARGV[o + 2], '^[1-9]%d*h?$') then
-    return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
+-- NOTE: `later` comes in blocks, one per tenant (see the header): only each block's header is
+-- checked here, a lane's own value is a group as given.
+local laterBlocks = {}
+do
+  local o, stop = 3 + n * stride, #ARGV
+  while o <= stop do
+    local k = tonumber(ARGV[o + 1])
+    if ARGV[o] == '' or not k or k == 0 or k % 1 ~= 0 or o + 1 + math.abs(k) > stop then
+      return redis.error_reply('ERR echomq: submitMany arguments do not match its keys')
+    end
+    laterBlocks[#laterBlocks + 1] = o
+    o = o + 2 + math.abs(k)
   end
 end
 -- NOTE: each item's numbers are parsed once, here, and kept for the loop below (tonumber on a
@@ -150,9 +159,14 @@ end
 -- `laneOf`: each lane's tenant as this call read it, then set it ('' for none), spared a second
 -- GET when the lane joins its ring below.
 local retag, retagFrom, laneOf, unindexed = {}, {}, {}, {}
-if tenantAt or later > 0 then
-  -- NOTE: the tenants of all the lanes the call names are read at once (laneTenants: one MGET).
-  local groups, named = {}, {}
+if tenantAt or #laterBlocks > 0 then
+  -- NOTE: the tenants of the lanes the chunk names are read at once (laneTenants: one MGET). A
+  -- later lane is in its tenant's set of lanes exactly while its tenant key names that tenant
+  -- (see adopt and indexForget), so one SMISMEMBER per block confirms those named for the tenant
+  -- they have (the common case: a member asked costs about a third of a key built and read), and
+  -- only the others are read with the chunk's. A lane a later lane's tenant does not confirm is
+  -- kept in `doubt`: its group, that tenant, its place in `later`, whether an item puts a job in first.
+  local groups, named, doubt = {}, {}, {}
   for i = 0, tenantAt and n - 1 or -1 do
     local g = ARGV[3 + i * stride + 1]
     if not named[g] then
@@ -160,14 +174,34 @@ if tenantAt or later > 0 then
       groups[#groups + 1] = g
     end
   end
-  for i = 0, later - 1 do
-    local g = ARGV[3 + n * stride + i * 3]
-    if not named[g] then
-      named[g] = true
-      groups[#groups + 1] = g
+  local sets = not compatMode()
+  if sets and anyTenant == nil then fairMode(base) end
+  sets = sets and anyTenant
+  local place = 1
+  for b = 1, #laterBlocks do
+    local o = laterBlocks[b]
+    local t, k = ARGV[o], tonumber(ARGV[o + 1])
+    local first, last = o + 2, o + 1 + math.abs(k)
+    for from = first, last, 1000 do
+      local to = math.min(last, from + 999)
+      -- NOTE: pcall: an ACL user set up before SMISMEMBER was used (0.2's rules) is refused it;
+      -- its lanes are then read, as the chunk's are.
+      local hits = sets and redis.pcall('SMISMEMBER', base .. 't:' .. t .. ':lanes', unpack(ARGV, from, to))
+      if hits and hits.err then hits = nil end
+      for j = from, to do
+        local g = ARGV[j]
+        if not (hits and hits[j - from + 1] == 1) then
+          if not named[g] then
+            named[g] = true
+            groups[#groups + 1] = g
+          end
+          doubt[#doubt + 1] = { g, t, place + j - first, k < 0 }
+        end
+      end
     end
+    place = place + math.abs(k)
   end
-  laneOf = laneTenants(base, groups)
+  laneTenants(base, groups, laneOf)
   -- NOTE: a lane the lane index does not name holds no job (it names every lane with pending or
   -- active jobs): one ZMSCORE for the lanes the call retags spares each a ZCARD and an HGET.
   local asked, ask = {}, {}
@@ -178,10 +212,9 @@ if tenantAt or later > 0 then
       ask[#ask + 1] = g
     end
   end
-  for i = 0, later - 1 do
-    local o = 3 + n * stride + i * 3
-    local g = ARGV[o]
-    if ARGV[o + 1] ~= laneOf[g] and not asked[g] then
+  for i = 1, #doubt do
+    local g = doubt[i][1]
+    if doubt[i][2] ~= laneOf[g] and not asked[g] then
       asked[g] = true
       ask[#ask + 1] = g
     end
@@ -207,17 +240,22 @@ if tenantAt or later > 0 then
     end
     if plain or delays[i] == 0 then held[g] = true end
   end
-  for i = 0, later - 1 do
-    local o = 3 + n * stride + i * 3
-    local g, t = ARGV[o], ARGV[o + 1]
+  -- NOTE: `later` is in blocks, not in call order, so every refused lane is named and the caller
+  -- refuses the first of them in its call.
+  local refused = { 'later' }
+  for i = 1, #doubt do
+    local g, t, at, ahead = doubt[i][1], doubt[i][2], doubt[i][3], doubt[i][4]
     if t ~= laneOf[g] then
-      local first, ahead = string.match(ARGV[o + 2], '^(%d+)(h?)$')
-      if ahead == '' and held[g] == nil then
+      if not ahead and held[g] == nil then
         held[g] = not unindexed[g] and (rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false)
       end
-      if ahead ~= '' or held[g] then return { 'tenant', tonumber(first), laneOf[g] } end
+      if ahead or held[g] then
+        refused[#refused + 1] = at
+        refused[#refused + 1] = laneOf[g]
+      end
     end
   end
+  if #refused > 1 then return refused end
 end
 -- NOTE: a lane's maxDepth is checked for the whole call before anything is written (laneDepth):
 -- the jobs that would be new (not a duplicate on the server or earlier in the call) are counted

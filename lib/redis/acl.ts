@@ -18,6 +18,8 @@ export const ECHOMQ_ACL_COMMANDS: readonly string[] = [
   'hget', 'hmget', 'hset', 'hsetnx', 'hdel', 'hincrby', 'hkeys', 'hlen', 'hexists',
   'llen', 'lindex', 'lpos', 'lrange', 'lpush', 'lpop', 'rpush', 'rpop', 'lmove', 'lrem', 'ltrim',
   'sadd', 'srem', 'sismember', 'smembers', 'scard',
+  // smismember: submitMany asks a tenant's set of lanes about the lanes its later chunks name
+  'smismember',
   // sscan, hscan: adoptLanes pages through a queue written before 0.2 at boot
   'sscan', 'hscan',
   // scan: clean('completed') and obliterate find the keys no index names; unlink: obliterate's pages

@@ -242,7 +242,8 @@ export class LaneScripts {
    * `sharded`: `k` is a shard of a sharded queue, asked whether the lanes live there (see {@link submit}).
    */
   async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false, later: LaterTenant[] = [], sharded = false): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
-    const count = (checkOnly ? '?' : '') + (later.length > 0 ? `${jobs.length}+${later.length}` : `${jobs.length}`) + (sharded ? 'b' : '');
+    const { values: laterValues, order: laterOrder } = laterBlocks(later);
+    const count = (checkOnly ? '?' : '') + (later.length > 0 ? `${jobs.length}+${laterValues.length}` : `${jobs.length}`) + (sharded ? 'b' : '');
     const args: (string | number)[] = [k.base, count];
     // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
     // a 9th (its tenant) only when some job names one, a 10th (its cost) only when some job has one.
@@ -267,10 +268,19 @@ export class LaneScripts {
       if (tenanted) args.push(j.tenant ?? '');
       if (costly) args.push(j.cost ?? '');
     }
-    for (const l of later) args.push(l.group, l.tenant, `${l.first + 1}${l.ahead ? 'h' : ''}`);
+    for (const v of laterValues) args.push(v);
     const reply = (await this.run('submitMany', k.queue, 'submitMany',
       [k.ring, k.ringSet, k.paused, k.limit, k.gactive, k.schedule, k.wake, k.dedup, k.index, k.stats], args)) as (string | number)[];
     if (reply[0] === 'tenant') return { refused: { item: Number(reply[1]) - 1, current: String(reply[2]) } };
+    if (reply[0] === 'later') {
+      // NOTE: the script names every refused lane of `later` (in blocks, not in call order): the first in the call is refused.
+      let first: TenantRefusal | undefined;
+      for (let i = 1; i + 1 < reply.length; i += 2) {
+        const item = laterOrder[Number(reply[i]) - 1].first;
+        if (first === undefined || item < first.item) first = { item, current: String(reply[i + 1]) };
+      }
+      return { refused: first as TenantRefusal };
+    }
     if (reply[0] === 'full') return { full: { item: Number(reply[1]) - 1, n: Number(reply[2]) } };
     if (reply[0] === 'moved') {
       const moved = new Map<string, string>();
@@ -661,4 +671,30 @@ export class LaneScripts {
     }
     return out;
   }
+}
+
+/**
+ * `later` as submitMany's script takes it (see lua/submitMany): a block per tenant (and per
+ * `ahead`): the tenant, its lanes' count (negative when `ahead`), the lanes; one value a lane
+ * rather than three, and the script asks each block's lanes of their tenant at once. `order`:
+ * the lanes in the order given, which a refusal names (its place maps back to `first`).
+ */
+function laterBlocks(later: LaterTenant[]): { values: string[]; order: LaterTenant[] } {
+  const blocks = new Map<string, LaterTenant[]>();
+  for (const l of later) {
+    const key = `${l.ahead ? '-' : '+'}${l.tenant}`;
+    const block = blocks.get(key);
+    if (block) block.push(l);
+    else blocks.set(key, [l]);
+  }
+  const values: string[] = [];
+  const order: LaterTenant[] = [];
+  for (const block of blocks.values()) {
+    values.push(block[0].tenant, String(block[0].ahead ? -block.length : block.length));
+    for (const l of block) {
+      values.push(l.group);
+      order.push(l);
+    }
+  }
+  return { values, order };
 }

@@ -98,12 +98,12 @@ local function laneRing(base, group, ringKey, ringSetKey, known)
 end
 
 --[[
-  laneTenants(base, groups) -> group -> the lane's tenant ('' for none) for each of `groups`: one
-  MGET per 1,000 lanes (a GET each would cost a call each), and none at all on a queue that has
-  never had a tenant.
+  laneTenants(base, groups, into) -> into: group -> the lane's tenant ('' for none) for each of
+  `groups` (`into` a new table when nil): one MGET per 1,000 lanes (a GET each would cost a call
+  each), and none at all on a queue that has never had a tenant.
 ]]
-local function laneTenants(base, groups)
-  local out = {}
+local function laneTenants(base, groups, into)
+  local out = into or {}
   local none = compatMode()
   if not none and anyTenant == nil then fairMode(base) end
   if none or not anyTenant then

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type IORedis from 'ioredis';
 import { EchoMqError, LaneConsumer, LaneJob, LanesService, mintJobId, OnQueueEvent, QueueEventsListener } from '../../lib';
 import type { QueueEvent } from '../../lib';
+import { SUBMIT_CHUNK } from '../../lib/echomq.constants';
 import { ECHOMQ_FUNCTION_ACL_RULES, echoMqAclRules } from '../../lib/redis/acl';
 import { LaneScripts } from '../../lib/scripts/lane-scripts';
 import { lanesOn, testQueue } from '../support/lanes';
@@ -55,6 +56,8 @@ describe('ACL: least privilege', () => {
     await admin.call('ACL', 'SETUSER', 'echomq', 'on', '>pw', ...echoMqAclRules().split(' '));
     // The same rights and the function library's.
     await admin.call('ACL', 'SETUSER', 'echomqfn', 'on', '>pw', ...`${echoMqAclRules()} ${ECHOMQ_FUNCTION_ACL_RULES}`.split(' '));
+    // 0.2's rules: everything but SMISMEMBER, which 0.3's submitMany asks of a tenant's lanes.
+    await admin.call('ACL', 'SETUSER', 'echomq02', 'on', '>pw', ...echoMqAclRules().replace(' +smismember', '').split(' '));
     // Every command EchoMQ needs, but the keys of another prefix only.
     await admin.call('ACL', 'SETUSER', 'stranger', 'on', '>pw', ...echoMqAclRules('other').split(' '));
   });
@@ -206,6 +209,22 @@ describe('ACL: least privilege', () => {
     const publicMethods = Object.getOwnPropertyNames(LanesService.prototype).filter((m) => !NOT_PUBLIC.has(m));
     // A public method added to LanesService must be exercised here under the EchoMQ user too.
     expect(publicMethods.filter((m) => !called.has(m))).toEqual([]);
+  });
+
+  it.each([['echomq'], ['echomqfn'], ['echomq02']])('a submitMany of many chunks naming tenants works under %s: admitted, and refused whole', async (user) => {
+    const lanes = lanesOn(await as(user), {});
+    const q = testQueue();
+    await lanes.submit(q, 'u', 0, { tenant: 'U' });
+    const fill = Array.from({ length: SUBMIT_CHUNK }, (_, i) => ({ group: `f${i}`, payload: i }));
+    // 'u' and 'a' are past the first chunk: checked before it writes (u confirmed as U's, a new).
+    await lanes.submitMany(q, [...fill, { group: 'a', payload: 1, opts: { tenant: 'T' } }, { group: 'u', payload: 1, opts: { tenant: 'U' } }]);
+    expect(await lanes.lane(q, 'u')).toMatchObject({ tenant: 'U', pending: 2 });
+    expect(await lanes.lane(q, 'a')).toMatchObject({ tenant: 'T', pending: 1 });
+    const before = await admin.dbsize();
+    await expect(lanes.submitMany(q, [...fill, { group: 'u', payload: 2, opts: { tenant: 'T' } }]))
+      .rejects.toMatchObject({ name: 'EchoMqError', argument: `items[${SUBMIT_CHUNK}].opts.tenant` });
+    expect(await admin.dbsize()).toBe(before);
+    await lanes.obliterate(q, { force: true });
   });
 
   it('a Nest app under the EchoMQ user boots, runs its consumer loop and a queue-event listener, and closes (CONFIG refused, coped with)', async () => {

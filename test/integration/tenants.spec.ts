@@ -1,5 +1,6 @@
 import * as fc from 'fast-check';
 import IORedis from 'ioredis';
+import { SUBMIT_CHUNK } from '../../lib/echomq.constants';
 import type { LanesService } from '../../lib/lanes.service';
 import { tenantEntry } from '../../lib/redis/lane-keys';
 import { drain, engineFixture, keysOf } from '../support/engine';
@@ -223,6 +224,15 @@ describe('tenants: settings and ceilings', () => {
     await expect(lanes.submitMany(q, [...filler(650, 1000), { group: 'u', payload: { i: 1 }, opts: { tenant: 'T' } }]))
       .rejects.toMatchObject({ argument: 'items[650].opts.tenant' });
     expect(await client.dbsize()).toBe(before);
+    // The later lanes are checked by tenant, not in call order: of two refused, the first in the call is named.
+    await lanes.submit(q, 'u2', { i: 0 }, { tenant: 'U' });
+    const placed = filler(700, 2000);
+    placed[300] = { group: 'x1', payload: { i: 300 }, opts: { tenant: 'A' } } as (typeof placed)[number];
+    placed[400] = { group: 'u2', payload: { i: 400 }, opts: { tenant: 'B' } } as (typeof placed)[number];
+    placed[500] = { group: 'u', payload: { i: 500 }, opts: { tenant: 'A' } } as (typeof placed)[number];
+    const size = await client.dbsize();
+    await expect(lanes.submitMany(q, placed)).rejects.toMatchObject({ argument: 'items[400].opts.tenant' });
+    expect(await client.dbsize()).toBe(size);
     await lanes.submitMany(q, [...filler(650, 1000), { group: 'u', payload: { i: 2 }, opts: { tenant: 'U' } }, { group: 'v', payload: { i: 0 }, opts: { tenant: 'T' } }]);
     expect(await lanes.lane(q, 'u')).toMatchObject({ tenant: 'U', pending: 2 });
     expect(await lanes.lane(q, 'v')).toMatchObject({ tenant: 'T', pending: 1, inRing: true });
@@ -254,7 +264,7 @@ describe('tenants: settings and ceilings', () => {
   it('submitMany of many chunks, random plans: refused exactly where one pass over its items would refuse, and then nothing written', async () => {
     type Pre = 'empty' | 'none' | 'A' | 'B';
     type Item = { g: string; tenant?: string; delayed: boolean };
-    const LANES = ['p0', 'p1', 'p2', 'p3'];
+    const LANES = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
     // The contract's rule, in call order: one tenant per lane per call; a lane takes a named tenant
     // only while it holds no job (an earlier undelayed item of the call puts one in).
     const refusedAt = (pre: Record<string, Pre>, items: Item[]): number | undefined => {
@@ -279,9 +289,10 @@ describe('tenants: settings and ceilings', () => {
     };
     const plan = fc.record({
       pre: fc.record(Object.fromEntries(LANES.map((g) => [g, fc.constantFrom<Pre>('empty', 'none', 'A', 'B')])) as Record<string, fc.Arbitrary<Pre>>),
-      // NOTE: items near the start and on both sides of the first chunk's end (500), where the chunks meet.
-      picks: fc.array(fc.record({ at: fc.oneof(fc.nat(40), fc.integer({ min: 470, max: 560 })), g: fc.constantFrom(...LANES),
-        tenant: fc.option(fc.constantFrom('A', 'B'), { nil: undefined }), delayed: fc.boolean() }), { minLength: 1, maxLength: 8 }),
+      // NOTE: items near the start, on both sides of the first chunk's end (SUBMIT_CHUNK), where the
+      // chunks meet, and further on (the later lanes' checks go by tenant, not in call order).
+      picks: fc.array(fc.record({ at: fc.oneof(fc.nat(40), fc.integer({ min: SUBMIT_CHUNK - 30, max: SUBMIT_CHUNK + 60 }), fc.integer({ min: 470, max: 560 })),
+        g: fc.constantFrom(...LANES), tenant: fc.option(fc.constantFrom('A', 'B', 'C'), { nil: undefined }), delayed: fc.boolean() }), { minLength: 1, maxLength: 10 }),
       length: fc.integer({ min: 561, max: 700 }),
     });
     let refusals = 0;
