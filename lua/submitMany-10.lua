@@ -303,6 +303,7 @@ local added, groups, laneKeys, admitted, earliest = {}, {}, {}, 0, {}
 -- compat mode keeps the join of each job's lane as it is admitted, the way it was tested against the
 -- reference.
 local deferJoin = not compatMode()
+if deferJoin and tenantAt then tenantsJoined = {} end
 for i = 0, n - 1 do
   local o = 3 + i * stride
   local tc, tenant, cost

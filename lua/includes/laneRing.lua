@@ -65,6 +65,8 @@ local TENANT_MARK = '{t}'
 local tenantSettings
 --- @per-call tenantsAdded: the tenants this call has put in emq:{q}:tenants (see adopt)
 local tenantsAdded
+--- @per-call tenantsJoined: a table while a submit joins lanes (see submitMany): the tenants whose entry it has seen to
+local tenantsJoined
 
 local HELD_TEXTS_MAX = 4096
 --- @shared heldTexts, heldTextCount: per tenant, the `held` of its rows on a queue without a ceiling ('0' .. tenant); follows from the tenant alone
@@ -84,6 +86,35 @@ local function heldOf(tenant, queueLimited)
   return text
 end
 
+local TENANT_KEYS_MAX = 4096
+--- @shared tenantKeyCache, tenantKeyCount: per base, per tenant: its keys and its ring entry, which follow from the two alone
+local tenantKeyCache, tenantKeyCount = {}, 0
+
+--[[
+  tenantKeys(base, T) -> { ring, ringset, lanes, info, entry } of T: built once and kept from call
+  to call in the function library (per call under EVALSHA), so a lane joining T's ring, or
+  adopted by T, makes no string of them (two concatenations each, about 1.5k instructions).
+]]
+local function tenantKeys(base, tenant)
+  local byTenant = tenantKeyCache[base]
+  if not byTenant then
+    byTenant = {}
+    tenantKeyCache[base] = byTenant
+  end
+  local keys = byTenant[tenant]
+  if not keys then
+    if tenantKeyCount >= TENANT_KEYS_MAX then
+      tenantKeyCache, tenantKeyCount, byTenant = {}, 0, {}
+      tenantKeyCache[base] = byTenant
+    end
+    local t = base .. 't:' .. tenant
+    keys = { ring = t .. ':ring', ringset = t .. ':ringset', lanes = t .. ':lanes', info = t .. ':info', entry = TENANT_MARK .. tenant }
+    byTenant[tenant] = keys
+    tenantKeyCount = tenantKeyCount + 1
+  end
+  return keys
+end
+
 local function laneRing(base, group, ringKey, ringSetKey, known)
   if compatMode() then return ringKey, ringSetKey, nil end
   local tenant = known
@@ -93,8 +124,8 @@ local function laneRing(base, group, ringKey, ringSetKey, known)
     tenant = rcall('GET', base .. 'g:' .. group .. ':tenant')
   end
   if not tenant or tenant == '' then return ringKey, ringSetKey, nil end
-  local t = base .. 't:' .. tenant
-  return t .. ':ring', t .. ':ringset', tenant
+  local keys = tenantKeys(base, tenant)
+  return keys.ring, keys.ringset, tenant
 end
 
 --[[
@@ -130,7 +161,7 @@ local function tenantOps()
   function T.state(base, tenant)
     if tenantSettings == nil then tenantSettings = rcall('HEXISTS', base .. 'meta', 'tenantSet') == 1 end
     if not tenantSettings then return { weight = 1, active = 0, paused = false } end
-    local r = rcall('HMGET', base .. 't:' .. tenant .. ':info', 'weight', 'limit', 'active', 'paused')
+    local r = rcall('HMGET', tenantKeys(base, tenant).info, 'weight', 'limit', 'active', 'paused')
     return { weight = tonumber(r[1]) or 1, limit = tonumber(r[2]), active = tonumber(r[3]) or 0, paused = r[4] and true or false }
   end
 
@@ -142,10 +173,17 @@ local function tenantOps()
     -- NOTE: the entry is in the ring set exactly while it is on the ring, so a tenant already on it
     -- costs this one SADD; only a tenant joining is read (open?) and its ring counted (unless
     -- `filled`: a lane has just joined it).
-    local entry = TENANT_MARK .. tenant
+    -- NOTE: a submit only adds work, so a tenant whose entry it has seen to (on the ring, or kept
+    -- off it: paused or at its limit) needs nothing more for its other lanes in the same call.
+    if tenantsJoined then
+      if tenantsJoined[tenant] then return 0 end
+      tenantsJoined[tenant] = true
+    end
+    local keys = tenantKeys(base, tenant)
+    local entry = keys.entry
     if rcall('SADD', ringSetKey, entry) == 0 then return 0 end
     if not T.open(t or T.state(base, tenant))
-       or (not filled and (ringPlain and rcall('LLEN', base .. 't:' .. tenant .. ':ring') or ringOps().len(base, base .. 't:' .. tenant .. ':ring')) == 0) then
+       or (not filled and (ringPlain and rcall('LLEN', keys.ring) or ringOps().len(base, keys.ring)) == 0) then
       rcall('SREM', ringSetKey, entry)
       return 0
     end
@@ -155,7 +193,7 @@ local function tenantOps()
 
   function T.vacate(base, ringKey, ringSetKey, ring, tenant, atTail)
     if (ringPlain and rcall('LLEN', ring) or ringOps().len(base, ring)) > 0 then return end
-    local entry = TENANT_MARK .. tenant
+    local entry = tenantKeys(base, tenant).entry
     if rcall('SREM', ringSetKey, entry) == 1 then
       if atTail and ringPlain then
         rcall('RPOP', ringKey)
@@ -168,13 +206,14 @@ local function tenantOps()
   end
 
   function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft, work)
-    if n > 0 and t.limit then t.active = rcall('HINCRBY', base .. 't:' .. tenant .. ':info', 'active', string.format('%d', n)) end
+    local keys = tenantKeys(base, tenant)
+    if n > 0 and t.limit then t.active = rcall('HINCRBY', keys.info, 'active', string.format('%d', n)) end
     -- NOTE: in virtual time the tenant's entry is charged at its own level (see fairOps).
     local start
-    if work and work > 0 then start = fairOps().charge(base, ringKey, TENANT_MARK .. tenant, work / t.weight) end
+    if work and work > 0 then start = fairOps().charge(base, ringKey, keys.entry, work / t.weight) end
     if (laneLeft and (ringPlain and rcall('LLEN', ring) or ringOps().len(base, ring)) == 0) or (t.limit and t.active >= t.limit) then
-      if rcall('SREM', ringSetKey, TENANT_MARK .. tenant) == 1 then
-        if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, TENANT_MARK .. tenant, start) end
+      if rcall('SREM', ringSetKey, keys.entry) == 1 then
+        if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, keys.entry, start) end
       end
       t.left = true
     end
@@ -183,7 +222,7 @@ local function tenantOps()
   function T.release(base, tenant, n, ringKey, ringSetKey, wakeKey)
     if tenantSettings == nil then tenantSettings = rcall('HEXISTS', base .. 'meta', 'tenantSet') == 1 end
     if not tenantSettings then return end
-    local key = base .. 't:' .. tenant .. ':info'
+    local key = tenantKeys(base, tenant).info
     local r = rcall('HMGET', key, 'limit', 'paused')
     local limit = tonumber(r[1])
     if not limit then return end
@@ -212,8 +251,9 @@ local function tenantOps()
         pushWake(wakeKey)
         return 1
       end
-      local entry = TENANT_MARK .. tenant
-      if (not T.open(T.state(base, tenant)) or (ringPlain and rcall('LLEN', base .. 't:' .. tenant .. ':ring') or ringOps().len(base, base .. 't:' .. tenant .. ':ring')) == 0)
+      local keys = tenantKeys(base, tenant)
+      local entry = keys.entry
+      if (not T.open(T.state(base, tenant)) or (ringPlain and rcall('LLEN', keys.ring) or ringOps().len(base, keys.ring)) == 0)
          and rcall('SREM', ringSetKey, entry) == 1 then
         ringOps().remove(base, ringKey, entry)
         return -1
@@ -222,7 +262,7 @@ local function tenantOps()
     end
 
     function T.count(base, tenant, gactiveKey)
-      local lanes = rcall('SMEMBERS', base .. 't:' .. tenant .. ':lanes')
+      local lanes = rcall('SMEMBERS', tenantKeys(base, tenant).lanes)
       local sum = 0
       for i = 1, #lanes, 1000 do
         local counts = rcall('HMGET', gactiveKey, unpack(lanes, i, math.min(#lanes, i + 999)))
@@ -253,8 +293,9 @@ local function tenantOps()
         rcall('HSET', base .. 'meta', 'tenants', '1')
         anyTenant = true
       end
+      local keys = tenantKeys(base, tenant)
       rcall('SET', key, tenant)
-      rcall('SADD', base .. 't:' .. tenant .. ':lanes', group)
+      rcall('SADD', keys.lanes, group)
       -- NOTE: the set of tenants gains each tenant once per call, however many lanes it adopts.
       tenantsAdded = tenantsAdded or {}
       if not tenantsAdded[tenant] then
@@ -263,16 +304,17 @@ local function tenantOps()
       end
       local from = ringSetKey
       if current then
-        from = base .. 't:' .. current .. ':ringset'
-        rcall('SREM', base .. 't:' .. current .. ':lanes', group)
-        if rcall('SCARD', base .. 't:' .. current .. ':lanes') == 0 then
+        local was = tenantKeys(base, current)
+        from = was.ringset
+        rcall('SREM', was.lanes, group)
+        if rcall('SCARD', was.lanes) == 0 then
           rcall('SREM', base .. 'tenants', current)
           tenantsAdded[current] = nil
         end
       end
       -- NOTE: a `fresh` lane (the lane index does not name it: no job, no setting) is on no ring set:
       -- a lane is there only while it has work or its rate parked it, and a rate is a setting.
-      if not (fresh and not current) and rcall('SREM', from, group) == 1 then rcall('SADD', base .. 't:' .. tenant .. ':ringset', group) end
+      if not (fresh and not current) and rcall('SREM', from, group) == 1 then rcall('SADD', keys.ringset, group) end
       -- NOTE: what the lane owed was in its old ring's virtual time, which its new ring does not share.
       if fairMode(base) then rcall('HDEL', base .. 'vtags', group) end
     end
