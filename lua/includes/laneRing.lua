@@ -206,14 +206,15 @@ local function tenantOps()
   end
 
   function T.served(base, ringKey, ringSetKey, ring, tenant, t, n, laneLeft, work)
-    local keys = tenantKeys(base, tenant)
-    if n > 0 and t.limit then t.active = rcall('HINCRBY', keys.info, 'active', string.format('%d', n)) end
+    -- NOTE: the tenant's keys only where a branch needs them (most claims take none).
+    if n > 0 and t.limit then t.active = rcall('HINCRBY', tenantKeys(base, tenant).info, 'active', string.format('%d', n)) end
     -- NOTE: in virtual time the tenant's entry is charged at its own level (see fairOps).
     local start
-    if work and work > 0 then start = fairOps().charge(base, ringKey, keys.entry, work / t.weight) end
+    if work and work > 0 then start = fairOps().charge(base, ringKey, tenantKeys(base, tenant).entry, work / t.weight) end
     if (laneLeft and (ringPlain and rcall('LLEN', ring) or ringOps().len(base, ring)) == 0) or (t.limit and t.active >= t.limit) then
-      if rcall('SREM', ringSetKey, keys.entry) == 1 then
-        if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, keys.entry, start) end
+      local entry = tenantKeys(base, tenant).entry
+      if rcall('SREM', ringSetKey, entry) == 1 then
+        if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, entry, start) end
       end
       t.left = true
     end
