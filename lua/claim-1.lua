@@ -85,10 +85,9 @@ else
   anyPaused, anyLimit = false, false
 end
 if present > 0 then
-  nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, { schedule = scheduleKey, timers = timersKey,
-    meta = metaKey, grate = K.grate, gpause = K.gpause, paused = pausedKey, ring = ringKey, ringset = ringSetKey,
-    glimit = glimitKey, gactive = gactiveKey, wake = K.wake, dead = K.dead, pending = K.pending,
-    lanes = lanesKey, gweight = K.gweight, stats = K.stats }, present)
+  -- NOTE: the queue's keys as queueKeys keeps them (ring is KEYS[1], checked above): no table of
+  -- sixteen keys built per call.
+  nextDue, timerAt, rated, halted, queueLimit = dueWork(base, now, promoteMax, K, present)
 else
   fairBy, fairMoving, anyTenant, ringPlain = false, false, false, true
 end
