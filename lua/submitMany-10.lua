@@ -163,10 +163,11 @@ if tenantAt or #laterBlocks > 0 then
   -- NOTE: the tenants of the lanes the chunk names are read at once (laneTenants: one MGET). A
   -- later lane is in its tenant's set of lanes exactly while its tenant key names that tenant
   -- (see adopt and indexForget), so one SMISMEMBER per block confirms those named for the tenant
-  -- they have (the common case: a member asked costs about a third of a key built and read), and
-  -- only the others are read with the chunk's. A lane a later lane's tenant does not confirm is
-  -- kept in `doubt`: its group, that tenant, its place in `later`, whether an item puts a job in first.
-  local groups, named, doubt = {}, {}, {}
+  -- they have (the common case: a member asked costs about a third of a key built and read). The
+  -- others are kept in doubt (dg, dt, dp, da: group, that tenant, its place in `later`, whether an
+  -- item puts a job in first); one the lane index does not name holds no job, so unless an item
+  -- puts one in first it cannot be refused, and only the rest are read.
+  local groups, named, dg, dt, dp, da = {}, {}, {}, {}, {}, {}
   for i = 0, tenantAt and n - 1 or -1 do
     local g = ARGV[3 + i * stride + 1]
     if not named[g] then
@@ -189,13 +190,9 @@ if tenantAt or #laterBlocks > 0 then
       local hits = sets and redis.pcall('SMISMEMBER', base .. 't:' .. t .. ':lanes', unpack(ARGV, from, to))
       if hits and hits.err then hits = nil end
       for j = from, to do
-        local g = ARGV[j]
         if not (hits and hits[j - from + 1] == 1) then
-          if not named[g] then
-            named[g] = true
-            groups[#groups + 1] = g
-          end
-          doubt[#doubt + 1] = { g, t, place + j - first, k < 0 }
+          local d = #dg + 1
+          dg[d], dt[d], dp[d], da[d] = ARGV[j], t, place + j - first, k < 0
         end
       end
     end
@@ -212,9 +209,9 @@ if tenantAt or #laterBlocks > 0 then
       ask[#ask + 1] = g
     end
   end
-  for i = 1, #doubt do
-    local g = doubt[i][1]
-    if doubt[i][2] ~= laneOf[g] and not asked[g] then
+  for i = 1, #dg do
+    local g = dg[i]
+    if (not named[g] or dt[i] ~= laneOf[g]) and not asked[g] then
       asked[g] = true
       ask[#ask + 1] = g
     end
@@ -226,6 +223,15 @@ if tenantAt or #laterBlocks > 0 then
       if not scores[i - first + 1] then unindexed[ask[i]] = true end
     end
   end
+  local unread = {}
+  for i = 1, #dg do
+    local g = dg[i]
+    if not named[g] and (da[i] or not unindexed[g]) then
+      named[g] = true
+      unread[#unread + 1] = g
+    end
+  end
+  laneTenants(base, unread, laneOf)
   local held = {}
   for i = 0, tenantAt and n - 1 or -1 do
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + tenantAt]
@@ -243,8 +249,10 @@ if tenantAt or #laterBlocks > 0 then
   -- NOTE: `later` is in blocks, not in call order, so every refused lane is named and the caller
   -- refuses the first of them in its call.
   local refused = { 'later' }
-  for i = 1, #doubt do
-    local g, t, at, ahead = doubt[i][1], doubt[i][2], doubt[i][3], doubt[i][4]
+  for i = 1, #dg do
+    local g, t, at, ahead = dg[i], dt[i], dp[i], da[i]
+    -- NOTE: a lane left unread (laneOf nil) is one no item fills first and the index does not
+    -- name: held is false for it, so it is never refused.
     if t ~= laneOf[g] then
       if not ahead and held[g] == nil then
         held[g] = not unindexed[g] and (rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false)
