@@ -87,29 +87,32 @@ local function heldOf(tenant, queueLimited)
 end
 
 local TENANT_KEYS_MAX = 4096
---- @shared tenantKeyCache, tenantKeyCount: per base, per tenant: its keys and its ring entry, which follow from the two alone
+--- @shared tenantKeyCache, tenantKeyCount: per base, per tenant (by its name and by its ring entry): its keys, which follow from the two alone
 local tenantKeyCache, tenantKeyCount = {}, 0
 
 --[[
-  tenantKeys(base, T) -> { ring, ringset, lanes, info, entry } of T: built once and kept from call
-  to call in the function library (per call under EVALSHA), so a lane joining T's ring, or
-  adopted by T, makes no string of them (two concatenations each, about 1.5k instructions).
+  tenantKeys(base, T, entry?) -> { name, ring, ringset, lanes, info, entry } of T, or of the tenant
+  whose ring entry is `entry` ('{t}' .. T; T then nil): built once and kept from call to call in
+  the function library (per call under EVALSHA), so a lane joining T's ring, or adopted by T, and a
+  claim stepping T's ring make no string of them (a concatenation costs about 700 instructions).
+  A name and an entry never meet: group rules keep '{' out of a tenant's name.
 ]]
-local function tenantKeys(base, tenant)
-  local byTenant = tenantKeyCache[base]
-  if not byTenant then
-    byTenant = {}
-    tenantKeyCache[base] = byTenant
+local function tenantKeys(base, tenant, entry)
+  local byName = tenantKeyCache[base]
+  if not byName then
+    byName = {}
+    tenantKeyCache[base] = byName
   end
-  local keys = byTenant[tenant]
+  local keys = byName[entry or tenant]
   if not keys then
     if tenantKeyCount >= TENANT_KEYS_MAX then
-      tenantKeyCache, tenantKeyCount, byTenant = {}, 0, {}
-      tenantKeyCache[base] = byTenant
+      tenantKeyCache, tenantKeyCount, byName = {}, 0, {}
+      tenantKeyCache[base] = byName
     end
+    if entry then tenant = string.sub(entry, 4) end
     local t = base .. 't:' .. tenant
-    keys = { ring = t .. ':ring', ringset = t .. ':ringset', lanes = t .. ':lanes', info = t .. ':info', entry = TENANT_MARK .. tenant }
-    byTenant[tenant] = keys
+    keys = { name = tenant, ring = t .. ':ring', ringset = t .. ':ringset', lanes = t .. ':lanes', info = t .. ':info', entry = entry or TENANT_MARK .. tenant }
+    byName[entry or tenant] = keys
     tenantKeyCount = tenantKeyCount + 1
   end
   return keys

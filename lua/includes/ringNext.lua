@@ -15,34 +15,14 @@ local function stepRing(base, ring)
   return ringOps().step(base, ring)
 end
 
-local TENANT_RINGS_MAX = 4096
---- @shared tenantRings, tenantRingCount: per base, per tenant entry: its tenant's name, ring and ring set keys
-local tenantRings, tenantRingCount = {}, 0
-
 --[[
-  The tenant, ring and ring set of a tenant's entry '{t}' .. T of base's ring, built once and kept
-  from call to call in the function library (per call under EVALSHA): a claim that steps a tenant's
+  The tenant, ring and ring set of a tenant's entry '{t}' .. T of base's ring, from the keys
+  laneRing keeps per tenant (tenantKeys, found by the entry itself): a claim that steps a tenant's
   ring then makes no string of them (a string.sub and two concatenations, about 2k instructions).
 ]]
 local function tenantRingOf(base, entry)
-  local byEntry = tenantRings[base]
-  if not byEntry then
-    byEntry = {}
-    tenantRings[base] = byEntry
-  end
-  local r = byEntry[entry]
-  if not r then
-    if tenantRingCount >= TENANT_RINGS_MAX then
-      tenantRings, tenantRingCount, byEntry = {}, 0, {}
-      tenantRings[base] = byEntry
-    end
-    local tenant = string.sub(entry, 4)
-    local ring = base .. 't:' .. tenant .. ':ring'
-    r = { tenant, ring, ring .. 'set' }
-    byEntry[entry] = r
-    tenantRingCount = tenantRingCount + 1
-  end
-  return r[1], r[2], r[3]
+  local keys = tenantKeys(base, nil, entry)
+  return keys.name, keys.ring, keys.ringset
 end
 
 --[[ The tenant step of ringNext, off its hot path: `entry` is a tenant's, just rotated to the tail. ]]
