@@ -265,8 +265,9 @@ describe('tenants: settings and ceilings', () => {
     type Pre = 'empty' | 'none' | 'A' | 'B';
     type Item = { g: string; tenant?: string; delayed: boolean };
     const LANES = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
-    // The contract's rule, in call order: one tenant per lane per call; a lane takes a named tenant
-    // only while it holds no job (an earlier undelayed item of the call puts one in).
+    // The rule as built (the README's tenant table), in call order: one tenant per lane per call; a
+    // lane takes a named tenant only while it holds no pending or active job (an earlier undelayed
+    // item of the call puts one in; a delayed one does not yet, see the README).
     const refusedAt = (pre: Record<string, Pre>, items: Item[]): number | undefined => {
       const named = new Map<string, string>();
       for (let i = 0; i < items.length; i++) {
