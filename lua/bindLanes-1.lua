@@ -23,6 +23,7 @@
   emq:{q}:lanes (an entry without pending jobs is a lane with settings), from ARGV[1].
 ]]
 local rcall = redis.call
+--- @include "laneHoldsJob"
 
 local base = ARGV[1]
 if KEYS[1] ~= base .. 'bound' or (#ARGV - 1) % 4 ~= 0 then
@@ -40,7 +41,7 @@ for o = 2, #ARGV, 4 do
   if current and current ~= tenant then
     fresh[group] = tenant
   elseif not current and fresh[group] == nil then
-    if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', base .. 'gactive', group) then
+    if laneHoldsJob(base, group) then
       return { 'tenant', item, '' }
     end
     if away and rcall('ZSCORE', base .. 'lanes', group) then return { 'settings', item } end

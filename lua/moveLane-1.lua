@@ -19,6 +19,7 @@
   Derived keys: the lane's pending set emq:{q}:g:<group>:pending and emq:{q}:gactive, from ARGV[1].
 ]]
 local rcall = redis.call
+--- @include "laneHoldsJob"
 
 local base, group, tenant, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if KEYS[1] ~= base .. 'unbound' or group == '' or tenant == '' or (mode ~= 'out' and mode ~= 'in') then
@@ -28,6 +29,6 @@ if mode == 'in' then
   if rcall('HGET', KEYS[1], group) == tenant then rcall('HDEL', KEYS[1], group) end
   return { 'ok' }
 end
-if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', base .. 'gactive', group) then return { 'held' } end
+if laneHoldsJob(base, group) then return { 'held' } end
 rcall('HSET', KEYS[1], group, tenant)
 return { 'ok' }

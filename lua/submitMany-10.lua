@@ -176,9 +176,7 @@ if tenantAt or #laterBlocks > 0 then
       groups[#groups + 1] = g
     end
   end
-  local sets = not compatMode()
-  if sets and anyTenant == nil then fairMode(base) end
-  sets = sets and anyTenant
+  local sets = queueTenanted(base)
   local place = 1
   for b = 1, #laterBlocks do
     local o = laterBlocks[b]
@@ -238,7 +236,7 @@ if tenantAt or #laterBlocks > 0 then
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + tenantAt]
     if t ~= '' and t ~= laneOf[g] then
       if held[g] == nil then
-        held[g] = not unindexed[g] and (rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false)
+        held[g] = not unindexed[g] and laneHoldsJob(base, g, KEYS[5])
       end
       if held[g] then return { 'tenant', i + 1, laneOf[g] } end
       if retagFrom[g] == nil then retagFrom[g] = laneOf[g] end
@@ -256,7 +254,7 @@ if tenantAt or #laterBlocks > 0 then
     -- name: held is false for it, so it is never refused.
     if t ~= laneOf[g] then
       if not ahead and held[g] == nil then
-        held[g] = not unindexed[g] and (rcall('ZCARD', base .. 'g:' .. g .. ':pending') > 0 or rcall('HGET', KEYS[5], g) ~= false)
+        held[g] = not unindexed[g] and laneHoldsJob(base, g, KEYS[5])
       end
       if ahead or held[g] then
         refused[#refused + 1] = at

@@ -1,6 +1,7 @@
 --- @include "compatMode"
 --- @include "pushWake"
 --- @include "ringOps"
+--- @include "laneHoldsJob"
 --[[
   The two levels of the ring, and the one place that knows them.
   A lane under no tenant lives on the queue's ring (emq:{q}:ring, membership in emq:{q}:ringset).
@@ -118,12 +119,21 @@ local function tenantKeys(base, tenant, entry)
   return keys
 end
 
+--[[
+  queueTenanted(base) -> whether any lane of the queue can have a tenant: never in compat mode,
+  else once the queue has had one (meta field `tenants`, read once a script: see fairMode).
+]]
+local function queueTenanted(base)
+  if compatMode() then return false end
+  if anyTenant == nil then fairMode(base) end
+  return anyTenant
+end
+
 local function laneRing(base, group, ringKey, ringSetKey, known)
   if compatMode() then return ringKey, ringSetKey, nil end
   local tenant = known
   if tenant == nil then
-    if anyTenant == nil then fairMode(base) end
-    if not anyTenant then return ringKey, ringSetKey, nil end
+    if not queueTenanted(base) then return ringKey, ringSetKey, nil end
     tenant = rcall('GET', base .. 'g:' .. group .. ':tenant')
   end
   if not tenant or tenant == '' then return ringKey, ringSetKey, nil end
@@ -138,9 +148,7 @@ end
 ]]
 local function laneTenants(base, groups, into)
   local out = into or {}
-  local none = compatMode()
-  if not none and anyTenant == nil then fairMode(base) end
-  if none or not anyTenant then
+  if not queueTenanted(base) then
     for i = 1, #groups do out[groups[i]] = '' end
     return out
   end
@@ -281,7 +289,7 @@ local function tenantOps()
       if current == nil then current = select(3, laneRing(base, group)) or '' end
       if current == '' then current = nil end
       if current == tenant then return nil end
-      if rcall('ZCARD', base .. 'g:' .. group .. ':pending') > 0 or rcall('HGET', gactiveKey, group) then
+      if laneHoldsJob(base, group, gactiveKey) then
         return current or ''
       end
       return nil
