@@ -124,18 +124,21 @@ export class LaneAdmission {
     const ids = new Array<string>(jobs.length);
     if (later.length > LATER_PER_CALL) {
       // NOTE: more lanes than one script should read go ahead of the first chunk in check-only
-      // calls of LATER_PER_CALL lanes each, so no call grows with the size of the whole call.
-      for (let start = 0; start < later.length; start += LATER_PER_CALL) {
-        const reply = await this.ctx.scripts.submitMany(k, [], true, later.slice(start, start + LATER_PER_CALL), sharded);
-        this.admitted(k.queue, jobs, 'items', reply, (i) => places[i]);
-      }
+      // calls of LATER_PER_CALL lanes each, so no call grows with the size of the whole call. They
+      // write nothing, so they go at once (one round trip); their answers are read in call order,
+      // so the first refused item of the call is the one named.
+      const pages = await Promise.all(pagesOf(later, LATER_PER_CALL).map((page) => this.ctx.scripts.submitMany(k, [], true, page, sharded)));
+      for (const reply of pages) this.admitted(k.queue, jobs, 'items', reply, (i) => places[i]);
       later = [];
     }
     if (ceilings) {
       const lanes = new Map<string, LaneRoom & { first: number }>();
-      for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
-        const chunk = jobs.slice(start, start + SUBMIT_CHUNK);
-        const reply = await this.ctx.scripts.submitMany(k, chunk, true, [], sharded);
+      // NOTE: the chunks' check-only calls write nothing either: sent at once, read in order.
+      const chunks = pagesOf(jobs, SUBMIT_CHUNK);
+      const checks = await Promise.all(chunks.map((chunk) => this.ctx.scripts.submitMany(k, chunk, true, [], sharded)));
+      for (const [c, chunk] of chunks.entries()) {
+        const start = c * SUBMIT_CHUNK;
+        const reply = checks[c];
         if (isMoved(reply)) return { ids, moved: reply.moved, rest: jobs.map((_, i) => i) };
         const rooms = this.admitted(k.queue, chunk, 'items', reply, (i) => places[start + i]) as LaneRoom[];
         for (const r of rooms) {
@@ -224,6 +227,13 @@ export class LaneAdmission {
     if (tc !== undefined && Buffer.byteLength(json) + tc.length <= this.ctx.options.maxPayloadBytes) args.tc = tc;
     return args;
   }
+}
+
+/** `items` in pages of `size`, in order. */
+function pagesOf<T>(items: T[], size: number): T[][] {
+  const pages: T[][] = [];
+  for (let start = 0; start < items.length; start += size) pages.push(items.slice(start, start + size));
+  return pages;
 }
 
 /** Whether a submit script answered that lanes live in their tenant's shard (see ShardRouter.ofLane). */
