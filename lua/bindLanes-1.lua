@@ -15,11 +15,12 @@
 
   Reply: { 'ok' } when every lane given is bound to its tenant now; with nothing written,
   { 'tenant', i, current } when lane i (1-based) is bound to another tenant (current) than `from`, or holds
-  pending or active jobs here under none (current ''); { 'settings', i } when lane i has settings
+  jobs here under none (current '': pending, scheduled, active or dead, see laneHoldsJob); { 'settings', i } when lane i has settings
   here (weight, ceiling, rate, pause, order) and its tenant's shard is another one: they would stay
   behind, read by nobody.
   Clock: none.
-  Derived keys: the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive and the lane index
+  Derived keys: the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive, emq:{q}:gparked
+  (see laneParked) and the lane index
   emq:{q}:lanes (an entry without pending jobs is a lane with settings), from ARGV[1].
 ]]
 local rcall = redis.call

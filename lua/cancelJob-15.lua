@@ -25,7 +25,8 @@
 
   Reply: { 1, group, state } when the job was removed (state: what it was), { 0 } otherwise.
   Clock: none.
-  Derived keys: the job's lane and emq:{q}:gdelayed (see laneDepth), from ARGV[1] pinned to KEYS[2].
+  Derived keys: the job's lane, emq:{q}:gdelayed (see laneDepth), emq:{q}:gparked and the lane's
+  tenant keys (see laneParked), from ARGV[1] pinned to KEYS[2].
   Pub/sub: publishes 'cancelled' to emq:{q}:events while emq:{q}:listeners exists (see includes/queueEvent).
 ]]
 local rcall = redis.call
@@ -33,6 +34,7 @@ local rcall = redis.call
 --- @include "laneDepth"
 --- @include "laneShrunk"
 --- @include "queueEvent"
+--- @include "laneParked"
 --- @include "orderedLane"
 --- @include "ringJoin"
 
@@ -64,7 +66,10 @@ dropJob(KEYS[1], id, KEYS[10])
 rcall('HINCRBY', KEYS[12], 'cancelled', '1')
 -- NOTE: told before the lane may be forgotten, so the event can still name the lane's tenant.
 queueEvent(base, 'cancelled', id, group or '', 'state', state, nil, nil, tenant)
-if state == 'pending' then
+if state ~= 'pending' then
+  -- NOTE: a scheduled or dead job was the lane's last hold on its tenant when the index has let the lane go.
+  parkedOut(base, group, KEYS[11])
+else
   laneShrunk(base, group, { ring = KEYS[2], ringset = KEYS[3], paused = KEYS[4], glimit = KEYS[5], gactive = KEYS[6],
     wake = KEYS[9], lanes = KEYS[11], gweight = KEYS[13], grate = KEYS[14], timers = KEYS[15] })
 end

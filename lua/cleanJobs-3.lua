@@ -17,11 +17,13 @@
 
   Reply: how many jobs were removed.
   Clock: server TIME (the age of a death or a completion).
-  Derived keys: job rows and emq:{q}:kept:<dedupKey>, from ARGV[1] pinned to KEYS[1].
+  Derived keys: job rows, emq:{q}:kept:<dedupKey>, the lane index emq:{q}:lanes, emq:{q}:gparked
+  and the lanes' tenant keys (see laneParked), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "dropJob"
+--- @include "laneParked"
 
 local base, kind, older, max = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 if KEYS[1] ~= base .. 'dead' or not older or older < 0 or not max or max < 1 or max > 1000
@@ -33,8 +35,11 @@ local removed = 0
 if kind == 'dead' then
   local ids = rcall('ZRANGEBYSCORE', KEYS[1], '-inf', string.format('%d', cutoff), 'LIMIT', '0', string.format('%d', max))
   for i = 1, #ids do
+    local jobKey = base .. 'job:' .. ids[i]
+    local group = rcall('HGET', jobKey, 'group')
     rcall('ZREM', KEYS[1], ids[i])
-    dropJob(base .. 'job:' .. ids[i], ids[i], KEYS[2])
+    dropJob(jobKey, ids[i], KEYS[2])
+    parkedOut(base, group, base .. 'lanes')
   end
   removed = #ids
   if removed > 0 then rcall('HINCRBY', KEYS[3], 'cancelled', string.format('%d', removed)) end

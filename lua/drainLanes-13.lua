@@ -39,8 +39,8 @@
 
   Reply: { removed, phase, offset } (phase 'done' when nothing is left).
   Clock: none.
-  Derived keys: job rows and lanes (from the ring, the index or ARGV[2]) and emq:{q}:gdelayed (see
-  laneDepth), from ARGV[1] pinned to KEYS[1].
+  Derived keys: job rows and lanes (from the ring, the index or ARGV[2]), emq:{q}:gdelayed (see
+  laneDepth), emq:{q}:gparked and the lanes' tenant keys (see laneParked), from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
 --- @include "dropJob"
@@ -49,6 +49,7 @@ local rcall = redis.call
 --- @include "headEntry"
 --- @include "orderedLane"
 --- @include "ringJoin"
+--- @include "laneParked"
 
 local base, only, phase, offset, budget = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
 if KEYS[1] ~= base .. 'ring' or not offset or offset < 0 or not budget or budget < 1 or budget > 1000
@@ -82,6 +83,7 @@ if phase == 's' then
       rcall('ZREM', KEYS[6], ids[i])
       local row = rcall('HMGET', jobKey, 'group', 'attempts', 'ohold')
       if delayed then delayedOut(base, row[1], row[2]) end
+      parkedOut(base, row[1], KEYS[9])
       -- NOTE: a drained retry that held its ordered lane lets the lane go (see orderedLane).
       if row[3] then
         orderedLane().unhold(base, row[1], jobKey, KEYS[4])
@@ -100,6 +102,7 @@ if phase == 's' then
     if row[1] == only then
       rcall('ZREM', KEYS[6], ids[i])
       delayedOut(base, only, row[2])
+      parkedOut(base, only, KEYS[9])
       if row[3] then
         orderedLane().unhold(base, only, jobKey, KEYS[4])
         ringJoin(base, only, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7])

@@ -53,6 +53,7 @@ local rcall = redis.call
 --- @include "markReady"
 --- @include "queueEvent"
 --- @include "orderedLane"
+--- @include "laneParked"
 
 local base, id, token, err = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 local defaultMax, delay, factor, maxDelay = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -95,6 +96,7 @@ if wait > 0 then
   rcall('HSET', K[1], 'state', 'scheduled', 'last_error', err)
   wakeBefore(K[8], now + wait, K[10])
   rcall('ZADD', K[8], now + wait, id)
+  parkedIn(base, group)
   if left == 0 then indexForget(K[12], group, K[5], K[4], K[13], K[14], heldTenant) end
 else
   rcall('HSET', K[1], 'state', 'pending', 'last_error', err)

@@ -1,7 +1,8 @@
 --[[
   moveLane: on a sharded queue, one shard's half of a lane moving from one tenant to another (a
   lane takes another tenant while it holds no job; see bindLanes). Mode 'out', in the shard of the
-  tenant the lane leaves: refuses while the lane holds pending or active jobs there, else records
+  tenant the lane leaves: refuses while the lane holds jobs there (pending, scheduled, active or
+  dead: laneHoldsJob), else records
   the lane as gone from that tenant (emq:{q}:unbound, lane -> tenant), so that a submit naming that
   tenant for the lane, sent here by a process that has not heard of the move, is told to ask the
   lane's home again (see submit's ARGV[12], submitMany's 'b'). Mode 'in', in the shard of the tenant
@@ -16,7 +17,8 @@
 
   Reply: { 'ok' }; or, with nothing written, { 'held' } when mode 'out' finds the lane holding jobs.
   Clock: none.
-  Derived keys: the lane's pending set emq:{q}:g:<group>:pending and emq:{q}:gactive, from ARGV[1].
+  Derived keys: the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive and
+  emq:{q}:gparked (see laneParked), from ARGV[1].
 ]]
 local rcall = redis.call
 --- @include "laneHoldsJob"

@@ -26,6 +26,7 @@ local rcall = redis.call
 --- @include "ringJoin"
 --- @include "nowMs"
 --- @include "markReady"
+--- @include "laneParked"
 
 local base, id = ARGV[1], ARGV[2]
 if KEYS[1] ~= base .. 'job:' .. id or KEYS[3] ~= base .. 'ring' then
@@ -34,6 +35,8 @@ end
 local row = rcall('HMGET', KEYS[1], 'state', 'attempts', 'group', 'held')
 -- NOTE: a dead row without a group (a flat job of the EchoMQ reference) has no lane to go back to.
 if row[1] ~= 'dead' or not row[3] then return 0 end
+-- NOTE: counted out first, so the lane's own count does not hold it against the row's tenant.
+parkedOut(base, row[3])
 if row[4] and #row[4] > 1 then tenantOps().giveBack(base, KEYS[1], row[3], string.sub(row[4], 2), KEYS[7], KEYS[4]) end
 rcall('ZREM', KEYS[2], id)
 rcall('HSET', KEYS[1], 'state', 'pending', 'base', row[2])

@@ -99,7 +99,8 @@ local status, jobId, laned = admit(base, id, group, payload, dedup, delayMs, max
   K[3], K[4], K[5], K[6], K[7], K[8], K[9], K[10], ARGV[9], deferJoin, tenant, cost)
 if status == 'ok' then
   rcall('HINCRBY', K[12], 'submitted', '1')
-  if laned and retag then tenantOps().adopt(base, group, tenant, K[4], before) end
+  -- NOTE: a delayed job holds the lane's tenant too (laneParked), so the lane takes it now.
+  if retag then tenantOps().adopt(base, group, tenant, K[4], before) end
   if laned then
     local depth = rcall('ZCARD', K[1])
     if depth == 1 then

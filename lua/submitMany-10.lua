@@ -166,8 +166,8 @@ if tenantAt or #laterBlocks > 0 then
   -- they have (the common case; with one value a lane, about 6.5k instructions a lane where three
   -- values, a pattern match and a key built and read cost 12.5k, by callgrind). The
   -- others are kept in doubt (dg, dt, dp, da: group, that tenant, its place in `later`, whether an
-  -- item puts a job in first); one the lane index does not name holds no job, so unless an item
-  -- puts one in first it cannot be refused, and only the rest are read.
+  -- item puts a job in first); one the lane index does not name and with no parked job holds no
+  -- job, so unless an item puts one in first it cannot be refused, and only the rest are read.
   local groups, named, dg, dt, dp, da = {}, {}, {}, {}, {}, {}
   for i = 0, tenantAt and n - 1 or -1 do
     local g = ARGV[3 + i * stride + 1]
@@ -198,8 +198,8 @@ if tenantAt or #laterBlocks > 0 then
     place = place + math.abs(k)
   end
   laneTenants(base, groups, laneOf)
-  -- NOTE: a lane the lane index does not name holds no job (it names every lane with pending or
-  -- active jobs): one ZMSCORE for the lanes the call retags spares each a ZCARD and an HGET.
+  -- NOTE: a lane the lane index does not name holds no pending or active job (it names every lane
+  -- with one): one ZMSCORE for the lanes the call retags spares each a ZCARD and an HGET.
   local asked, ask = {}, {}
   for i = 0, tenantAt and n - 1 or -1 do
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + tenantAt]
@@ -215,11 +215,22 @@ if tenantAt or #laterBlocks > 0 then
       ask[#ask + 1] = g
     end
   end
+  local bare = {}
   for first = 1, #ask, 1000 do
     local last = math.min(#ask, first + 999)
     local scores = rcall('ZMSCORE', KEYS[9], unpack(ask, first, last))
     for i = first, last do
-      if not scores[i - first + 1] then unindexed[ask[i]] = true end
+      if not scores[i - first + 1] then bare[#bare + 1] = ask[i] end
+    end
+  end
+  -- NOTE: a lane the index does not name may still hold scheduled or dead jobs (laneParked), which
+  -- hold its tenant too: asked only where the queue has any.
+  local parked = #bare > 0 and rcall('EXISTS', base .. 'gparked') == 1
+  for first = 1, #bare, 1000 do
+    local last = math.min(#bare, first + 999)
+    local counts = parked and rcall('HMGET', base .. 'gparked', unpack(bare, first, last))
+    for i = first, last do
+      if not (counts and counts[i - first + 1]) then unindexed[bare[i]] = true end
     end
   end
   local unread = {}
@@ -243,15 +254,16 @@ if tenantAt or #laterBlocks > 0 then
       laneOf[g] = t
       retag[g] = t
     end
-    if plain or delays[i] == 0 then held[g] = true end
+    -- NOTE: a delayed item too: its scheduled job holds the lane's tenant (laneParked).
+    held[g] = true
   end
   -- NOTE: `later` is in blocks, not in call order, so every refused lane is named and the caller
   -- refuses the first of them in its call.
   local refused = { 'later' }
   for i = 1, #dg do
     local g, t, at, ahead = dg[i], dt[i], dp[i], da[i]
-    -- NOTE: a lane left unread (laneOf nil) is one no item fills first and the index does not
-    -- name: held is false for it, so it is never refused.
+    -- NOTE: a lane left unread (laneOf nil) is one no item fills first, the index does not name
+    -- and with no parked job: held is false for it, so it is never refused.
     if t ~= laneOf[g] then
       if not ahead and held[g] == nil then
         held[g] = not unindexed[g] and laneHoldsJob(base, g, KEYS[5])
@@ -327,7 +339,7 @@ for i = 0, n - 1 do
   end
   if status == 'ok' then
     admitted = admitted + 1
-    if laneKey and retag[ARGV[o + 1]] then
+    if retag[ARGV[o + 1]] then
       tenantOps().adopt(base, ARGV[o + 1], retag[ARGV[o + 1]], KEYS[2], retagFrom[ARGV[o + 1]], unindexed[ARGV[o + 1]])
       retag[ARGV[o + 1]] = nil
     end

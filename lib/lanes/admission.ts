@@ -244,7 +244,8 @@ function isMoved<T>(reply: AdmitReply<T>): reply is { moved: Map<string, string>
 /**
  * The lanes that a call's later chunks (past the first SUBMIT_CHUNK items) name a tenant for while
  * the first chunk names none for them: each with its first such item, and whether an earlier item
- * of the call puts a job into the lane first (then it holds one under another tenant by then).
+ * of the call puts a job into the lane first (then it holds one under another tenant by then: a
+ * delayed job too, as the contract's scheduled jobs hold a lane's tenant).
  */
 export function laterTenants(jobs: AdmitArgs[]): LaterTenant[] {
   const filled = new Set<string>();
@@ -255,7 +256,7 @@ export function laterTenants(jobs: AdmitArgs[]): LaterTenant[] {
       seen.add(job.group);
       if (i >= SUBMIT_CHUNK) out.push({ group: job.group, tenant: job.tenant, first: i, ahead: filled.has(job.group) });
     }
-    if (job.delayMs === 0) filled.add(job.group);
+    filled.add(job.group);
   });
   return out;
 }

@@ -46,6 +46,8 @@ export class LaneKeys {
   readonly depth: string;
   /** Delayed submits not yet due, per lane: group -> count (what a maxDepth counts besides the lane). */
   readonly delayed: string;
+  /** Scheduled and dead jobs, per lane: group -> count (they hold the lane's tenant; see lua/includes/laneParked.lua). */
+  readonly parked: string;
   /** Ordered lanes: group -> the lane's own ceiling, '' for none (see lua/includes/orderedLane.lua). */
   readonly ordered: string;
 
@@ -88,6 +90,7 @@ export class LaneKeys {
     this.tenants = this.base + 'tenants';
     this.depth = this.base + 'gdepth';
     this.delayed = this.base + 'gdelayed';
+    this.parked = this.base + 'gparked';
     this.ordered = this.base + 'gordered';
     this.shards = this.base + 'shards';
     this.bound = this.base + 'bound';

@@ -2,6 +2,7 @@
 --- @include "ringJoin"
 --- @include "wakeBefore"
 --- @include "queueEvent"
+--- @include "laneParked"
 --[[
   admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys, tc, deferJoin, tenant, cost)
     -> status, id, laneKey (the lane's key when the job went into its lane, else nil)
@@ -18,7 +19,8 @@
   laneRing); the caller has checked it and adopts it for the lane. `cost` (nil, '' or '1' for the
   default 1): what `cost` fairness charges the job's lane when it is served (row field `cost`, see
   fairOps), kept in every fairness so a later change of it finds the costs there.
-  A delayed job is counted into its lane's delayed submits (laneDepth: a lane's maxDepth counts them).
+  A delayed job is counted into its lane's delayed submits (laneDepth: a lane's maxDepth counts them)
+  and its parked jobs (laneParked: they hold the lane's tenant).
 ]]
 local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now,
                      ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, scheduleKey, wakeKey, dedupKey, tc, deferJoin, tenant, cost)
@@ -86,6 +88,7 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     wakeBefore(scheduleKey, now + delayMs, wakeKey)
     rcall('ZADD', scheduleKey, now + delayMs, id)
     delayedIn(base, group)
+    parkedIn(base, group)
   else
     local laneKey = base .. 'g:' .. group .. ':pending'
     rcall('ZADD', laneKey, 0, id)

@@ -1,13 +1,13 @@
 --- @include "learnSettings"
 --- @include "headEntry"
+--- @include "laneParked"
 --[[
   indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, tenant)
   The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored
   by its pending depth. Called when a lane's active count has just reached 0: a lane that has no
   pending job left and no setting (pause, ceiling, weight, rate) then leaves the index (with its head
-  entry, in the same ZREM: see headBack), and its
-  tenant (emq:{q}:g:<group>:tenant, and its place in emq:{q}:t:<tenant>:lanes; a tenant left with
-  no lane leaves emq:{q}:tenants) goes with it.
+  entry, in the same ZREM: see headBack), and its tenant goes with it (laneUnbind) unless a job of
+  the lane is still scheduled or dead (laneParked): those hold it too.
   `tenant`: the lane's tenant when the caller knows it (the row of the job that just ended names
   it: a lane's tenant cannot change while it holds a job), false when it knows the lane has none,
   nil when it does not know (then it is read). Costs one ZCARD
@@ -27,15 +27,9 @@ local function indexForget(indexKey, group, pausedKey, glimitKey, weightKey, gra
      or (anyWeightOrRate and (rcall('HEXISTS', weightKey, group) == 1 or rcall('HEXISTS', grateKey, group) == 1)) then
     return
   end
-  -- NOTE: a forgotten lane holds no job, so it forgets its tenant too (the jobs still scheduled or
-  -- dead carry it in their rows, see laneRing).
-  if rcall('ZREM', indexKey, group, headEntry(group)) > 0 then
+  if rcall('ZREM', indexKey, group, headEntry(group)) > 0 and tenant ~= false then
     local base = string.sub(indexKey, 1, -6)
     if tenant == nil then tenant = rcall('GET', base .. 'g:' .. group .. ':tenant') end
-    if tenant then
-      rcall('DEL', base .. 'g:' .. group .. ':tenant')
-      rcall('SREM', base .. 't:' .. tenant .. ':lanes', group)
-      if rcall('SCARD', base .. 't:' .. tenant .. ':lanes') == 0 then rcall('SREM', base .. 'tenants', tenant) end
-    end
+    if tenant and not laneParked(base, group) then laneUnbind(base, group, tenant) end
   end
 end

@@ -17,8 +17,9 @@
   (count) when a limit is set where none was, and drops it with the limit, so a tenant without one
   pays no HINCRBY per claim or ack. Every job
   submitted naming T or served under T carries it in its row, so the ack that ends it knows whose
-  active count drops, and a job that comes back to a lane the queue forgot meanwhile (promoted,
-  retried from the dead set) puts the lane back under T. The row field is `held`: one character,
+  active count drops. A lane keeps its tenant while it holds a scheduled or dead job (laneParked),
+  so such a job comes back to a lane under T; a row that predates that count and finds its lane
+  forgotten puts the lane back under T (giveBack). The row field is `held`: one character,
   '1' when the job was served under a queue ceiling (see queueRoom) else '0', then the tenant ('' for
   none); a row without it has neither. One field, so an ack reads one more field, not two. Compat mode has no tenants: nothing here is read.
   Field `tenants` of emq:{q}:meta says that the queue has ever had a tenant (set by the first
@@ -47,7 +48,7 @@
     .release(base, T, n, ringKey, ringSetKey, wakeKey): n jobs of T stopped being active; under a
       limit its count drops, and a tenant that was at its limit rejoins the queue's ring
     .conflict(base, group, T, gactiveKey, known?) -> the lane's tenant ('' for none) when naming T for the
-      lane must be refused (it holds pending or active jobs under another tenant or none), else nil
+      lane must be refused (it holds jobs under another tenant or none: laneHoldsJob), else nil
     .adopt(base, group, T, ringSetKey, known?, fresh?): T becomes the lane's tenant (`fresh`: the lane
       index does not name the lane); a lane its rate parked (kept in a ring set while off the ring)
       moves to T's set with it, so its timer still finds it

@@ -4,6 +4,7 @@
 --- @include "strayJob"
 --- @include "markReady"
 --- @include "orderedLane"
+--- @include "laneParked"
 --[[
   promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, pausedKey, glimitKey, gactiveKey, wakeKey, indexKey, strays)
   Moves at most `max` scheduled jobs whose due time has come into their own lanes, at their mint
@@ -34,6 +35,7 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
     local group = row[1]
     if group then
       if delayed then delayedOut(base, group, row[4]) end
+      parkedOut(base, group)
       if row[3] then orderedLane().unhold(base, group, jobKey, glimitKey) end
       if row[2] and #row[2] > 1 then tenantOps().giveBack(base, jobKey, group, string.sub(row[2], 2), gactiveKey, ringSetKey) end
       rcall('HSET', jobKey, 'state', 'pending')

@@ -6,6 +6,7 @@
 --- @include "headReady"
 --- @include "indexMoved"
 --- @include "numberOf"
+--- @include "laneParked"
 --[[
   serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   Serves up to `want` heads of the lane the caller's ring step has just given (see ringOps):
@@ -114,7 +115,12 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       if fairBy then work = work + (perJob or tonumber(row[6]) or 1) end
     else
       local deadAt = string.format('%d', x.now)
-      if rcall('EXISTS', jobKey) == 1 then rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'job has no payload', 'done', deadAt) end
+      -- NOTE: a row (its group, this lane) is counted in the lane's parked jobs, as buryJob counts; a
+      -- missing one is not: nothing that takes the id out of the dead set could name its lane.
+      if rcall('EXISTS', jobKey) == 1 then
+        rcall('HSET', jobKey, 'state', 'dead', 'last_error', 'job has no payload', 'done', deadAt)
+        parkedIn(base, group)
+      end
       rcall('ZADD', x.dead, deadAt, id)
       rcall('HINCRBY', x.stats, 'dead', '1')
     end

@@ -112,7 +112,7 @@ describe('a sharded queue with tenants under random operations from three proces
           });
           submitted.push(...(await lanes.submitMany(q, items)));
         } else if (step.op === 'retenant') {
-          // Naming another tenant moves the lane while it holds no pending or active job, else is refused.
+          // Naming another tenant moves the lane while it holds no job (pending, scheduled, active or dead), else is refused.
           const group = GROUPS[step.g];
           const tenant = TENANTS[step.t];
           try {

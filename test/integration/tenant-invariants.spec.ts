@@ -120,6 +120,26 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
       if (open && mine.length > 0) expectedQueueRing.push(tenantEntry(t));
     }
     expect([...ring].sort()).toEqual(expectedQueueRing.sort());
+    // A lane's tenant is fixed while it holds any job, scheduled and dead ones too (the contract):
+    // every job whose row names a tenant is in a lane under that tenant; the count of each lane's
+    // scheduled and dead jobs (what holds the tenant where the lane index has let the lane go) is
+    // exact; and a lane that holds nothing and is not in the index has no tenant.
+    const [parked, indexed] = await Promise.all([client.hgetall(k.parked), client.zrange(k.index, 0, -1)]);
+    const parkedNow: Record<string, string> = {};
+    for (const id of [...schedule, ...dead]) {
+      const g = await client.hget(k.job(id), 'group');
+      parkedNow[g!] = String(Number(parkedNow[g!] ?? 0) + 1);
+    }
+    expect(parked).toEqual(parkedNow);
+    for (const id of [...pending.values()].flat().concat(active, schedule, dead)) {
+      const [g, heldField] = await client.hmget(k.job(id), 'group', 'held');
+      const named = (heldField ?? '').slice(1);
+      if (named !== '') expect({ id, g, tenant: tenantOf.get(g!) }).toEqual({ id, g, tenant: named });
+    }
+    for (const g of GROUPS) {
+      const holds = pending.get(g)!.length > 0 || gactive[g] !== undefined || parkedNow[g] !== undefined;
+      if (!holds && !indexed.includes(g)) expect({ g, tenant: tenantOf.get(g) }).toEqual({ g, tenant: null });
+    }
     // Nothing lost: each submitted job is in exactly one place, or completed.
     const places = new Map<string, number>();
     const count = (id: string) => places.set(id, (places.get(id) ?? 0) + 1);

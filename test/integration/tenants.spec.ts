@@ -88,16 +88,78 @@ describe('tenants: a tenant\'s lanes share one turn', () => {
     expect(await client.lrange(k.tenantRing('A'), 0, -1)).toEqual(['a0']);
   });
 
-  it('a retry after backoff and a dead job retried put the lane back under its tenant, after the lane was forgotten', async () => {
+  it('a dead job holds its lane\'s tenant after the lane index lets the lane go: another tenant is refused, nothing written; retried, it comes back under it', async () => {
     const q = queues.queue();
     const k = keysOf(q);
     await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A', maxAttempts: 1 });
     const job = await lanes.claim(q);
     expect(await lanes.fail(q, job!.id, job!.attempt, 'boom')).toBe('dead');
-    expect(await client.exists(k.laneTenant('a0'))).toBe(0);
+    expect(await client.zrank(k.index, 'a0')).toBeNull();
+    expect(await client.get(k.laneTenant('a0'))).toBe('A');
+    expect(await lanes.lane(q, 'a0')).toMatchObject({ tenant: 'A', pending: 0 });
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ lanes: 1 });
+    const before = await client.dbsize();
+    await expect(lanes.submit(q, 'a0', { i: 1 }, { tenant: 'B' })).rejects.toMatchObject({ name: 'EchoMqError', argument: 'opts.tenant' });
+    await expect(lanes.submitMany(q, [{ group: 'a0', payload: { i: 1 }, opts: { tenant: 'B' } }]))
+      .rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[0].opts.tenant' });
+    expect(await client.dbsize()).toBe(before);
     await lanes.retryDead(q, job!.id);
     expect(await client.get(k.laneTenant('a0'))).toBe('A');
     expect(await client.lrange(k.ring, 0, -1)).toEqual([tenantEntry('A')]);
+    const again = await lanes.claim(q);
+    await lanes.complete(q, again!.id, again!.attempt);
+    // Holding nothing any more, the lane lets its tenant go, and takes the next one named.
+    expect(await client.exists(k.laneTenant('a0'), k.parked)).toBe(0);
+    await lanes.submit(q, 'a0', { i: 2 }, { tenant: 'B' });
+    expect(await lanes.lane(q, 'a0')).toMatchObject({ tenant: 'B', pending: 1 });
+  });
+
+  it('a delayed job and a retry waiting out its backoff hold the lane\'s tenant; cancel, drain and clean let it go with the last of them', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const refused = async (group: string, tenant: string) => {
+      const before = await client.dbsize();
+      await expect(lanes.submit(q, group, { refused: true }, { tenant })).rejects.toMatchObject({ name: 'EchoMqError', argument: 'opts.tenant' });
+      expect(await client.dbsize()).toBe(before);
+    };
+    // Delayed under A: the lane is A's at once, before the job is due.
+    const later = await lanes.submit(q, 'd0', { i: 0 }, { tenant: 'A', delayMs: 60_000 });
+    expect(await client.get(k.laneTenant('d0'))).toBe('A');
+    await refused('d0', 'B');
+    // Delayed under none: a tenant is refused as for a pending job under none.
+    await lanes.submit(q, 'n0', { i: 0 }, { delayMs: 60_000 });
+    await refused('n0', 'A');
+    // Two delayed jobs: cancelling one keeps the tenant; the last one lets it go.
+    const second = await lanes.submit(q, 'd0', { i: 1 }, { delayMs: 60_000 });
+    expect(await lanes.cancel(q, later)).toBe(true);
+    await refused('d0', 'B');
+    expect(await lanes.cancel(q, second)).toBe(true);
+    expect(await client.exists(k.laneTenant('d0'))).toBe(0);
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ lanes: 0 });
+    await lanes.submit(q, 'd0', { i: 2 }, { tenant: 'B', delayMs: 60_000 });
+    expect(await client.get(k.laneTenant('d0'))).toBe('B');
+    // A drain takes the scheduled jobs, and the tenants with them.
+    expect(await lanes.drain(q)).toBe(2);
+    expect(await client.exists(k.laneTenant('d0'), k.parked)).toBe(0);
+    expect(await client.hlen(k.parked)).toBe(0);
+    // A retry waiting out its backoff holds it; promoted, the job is back in the lane under A.
+    await lanes.submit(q, 'r0', { i: 0 }, { tenant: 'A', maxAttempts: 3 });
+    const job = await lanes.claim(q);
+    expect(await lanes.fail(q, job!.id, job!.attempt, 'boom', { backoff: { delayMs: 60_000 } })).toBe('retry');
+    expect(await client.zrank(k.index, 'r0')).toBeNull();
+    expect(await client.get(k.laneTenant('r0'))).toBe('A');
+    await refused('r0', 'B');
+    // A dead job cleaned lets it go.
+    await client.zadd(k.schedule, 0, job!.id);
+    expect(await lanes.promote(q)).toBe(1);
+    expect(await client.lrange(k.tenantRing('A'), 0, -1)).toEqual(['r0']);
+    const retried = await lanes.claim(q);
+    expect(await lanes.fail(q, retried!.id, retried!.attempt, 'boom', { dead: true })).toBe('dead');
+    await refused('r0', 'B');
+    expect(await lanes.clean(q, 'dead')).toBe(1);
+    expect(await client.exists(k.laneTenant('r0'), k.parked)).toBe(0);
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ lanes: 0 });
+    expect(await client.smembers(k.tenants)).toEqual([]);
   });
 });
 
@@ -215,8 +277,12 @@ describe('tenants: settings and ceilings', () => {
     const refusedAhead = lanes.submitMany(q, [{ group: 'z', payload: { i: 0 } }, ...filler(699, 0), { group: 'z', payload: { i: 1 }, opts: { tenant: 'T' } }]);
     await expect(refusedAhead).rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[700].opts.tenant' });
     expect(await client.keys(`${k.base}*`)).toEqual([]);
-    // A delayed earlier item puts nothing into the lane yet: the tenant is taken.
-    await lanes.submitMany(q, [{ group: 'y', payload: { i: 0 }, opts: { delayMs: 60_000 } }, ...filler(599, 0), { group: 'y', payload: { i: 1 }, opts: { tenant: 'T' } }]);
+    // A delayed earlier item holds the lane too (a scheduled job holds its lane's tenant).
+    await expect(lanes.submitMany(q, [{ group: 'y', payload: { i: 0 }, opts: { delayMs: 60_000 } }, ...filler(599, 0), { group: 'y', payload: { i: 1 }, opts: { tenant: 'T' } }]))
+      .rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[600].opts.tenant' });
+    expect(await client.keys(`${k.base}*`)).toEqual([]);
+    // Delayed under T, then T again from a later chunk: taken, and the lane is T's from the first item.
+    await lanes.submitMany(q, [{ group: 'y', payload: { i: 0 }, opts: { delayMs: 60_000, tenant: 'T' } }, ...filler(599, 0), { group: 'y', payload: { i: 1 }, opts: { tenant: 'T' } }]);
     expect(await client.get(k.laneTenant('y'))).toBe('T');
     // A lane that holds jobs under U refuses T from a later chunk; under T it takes more of T's.
     await lanes.submit(q, 'u', { i: 0 }, { tenant: 'U' });
@@ -262,12 +328,14 @@ describe('tenants: settings and ceilings', () => {
   });
 
   it('submitMany of many chunks, random plans: refused exactly where one pass over its items would refuse, and then nothing written', async () => {
-    type Pre = 'empty' | 'none' | 'A' | 'B';
+    // NOTE: 'A later' / 'none later': the lane holds one delayed job only (so the lane index does not
+    // name it), under A or under no tenant.
+    type Pre = 'empty' | 'none' | 'A' | 'B' | 'A later' | 'none later';
     type Item = { g: string; tenant?: string; delayed: boolean };
     const LANES = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
     // The rule as built (the README's tenant table), in call order: one tenant per lane per call; a
-    // lane takes a named tenant only while it holds no pending or active job (an earlier undelayed
-    // item of the call puts one in; a delayed one does not yet, see the README).
+    // lane takes a named tenant only while it holds no job (pending, scheduled, active or dead; an
+    // earlier item of the call puts one in, delayed or not).
     const refusedAt = (pre: Record<string, Pre>, items: Item[]): number | undefined => {
       const named = new Map<string, string>();
       for (let i = 0; i < items.length; i++) {
@@ -276,20 +344,20 @@ describe('tenants: settings and ceilings', () => {
         if (named.has(g) && named.get(g) !== t) return i;
         named.set(g, t);
       }
-      const tenantOf = new Map(LANES.map((g) => [g, pre[g] === 'A' || pre[g] === 'B' ? pre[g] : '']));
+      const tenantOf = new Map(LANES.map((g) => [g, pre[g] === 'A' || pre[g] === 'A later' ? 'A' : pre[g] === 'B' ? 'B' : '']));
       const holds = new Map(LANES.map((g) => [g, pre[g] !== 'empty']));
       for (let i = 0; i < items.length; i++) {
-        const { g, tenant: t = '', delayed } = items[i];
+        const { g, tenant: t = '' } = items[i];
         if (t !== '' && t !== tenantOf.get(g)) {
           if (holds.get(g)) return i;
           tenantOf.set(g, t);
         }
-        if (!delayed) holds.set(g, true);
+        holds.set(g, true);
       }
       return undefined;
     };
     const plan = fc.record({
-      pre: fc.record(Object.fromEntries(LANES.map((g) => [g, fc.constantFrom<Pre>('empty', 'none', 'A', 'B')])) as Record<string, fc.Arbitrary<Pre>>),
+      pre: fc.record(Object.fromEntries(LANES.map((g) => [g, fc.constantFrom<Pre>('empty', 'none', 'A', 'B', 'A later', 'none later')])) as Record<string, fc.Arbitrary<Pre>>),
       // NOTE: items near the start, on both sides of the first chunk's end (SUBMIT_CHUNK), where the
       // chunks meet, and further on (the later lanes' checks go by tenant, not in call order).
       picks: fc.array(fc.record({ at: fc.oneof(fc.nat(40), fc.integer({ min: SUBMIT_CHUNK - 30, max: SUBMIT_CHUNK + 60 }), fc.integer({ min: 470, max: 560 })),
@@ -299,7 +367,12 @@ describe('tenants: settings and ceilings', () => {
     let refusals = 0;
     await fc.assert(fc.asyncProperty(plan, async ({ pre, picks, length }) => {
       const q = queues.queue();
-      for (const g of LANES) if (pre[g] !== 'empty') await lanes.submit(q, g, { pre: true }, pre[g] === 'none' ? undefined : { tenant: pre[g] });
+      for (const g of LANES) {
+        if (pre[g] === 'empty') continue;
+        const later = pre[g].endsWith(' later') ? { delayMs: 60_000 } : {};
+        const named = pre[g].startsWith('none') ? {} : { tenant: pre[g].replace(' later', '') };
+        await lanes.submit(q, g, { pre: true }, { ...later, ...named });
+      }
       const items: Item[] = Array.from({ length }, (_, i) => ({ g: `fill${i}`, delayed: false }));
       for (const p of picks) items[p.at] = { g: p.g, tenant: p.tenant, delayed: p.delayed };
       const at = refusedAt(pre, items);
@@ -313,7 +386,7 @@ describe('tenants: settings and ceilings', () => {
       } else {
         expect(new Set(await call).size).toBe(length);
         for (const g of LANES) {
-          const first = items.find((it) => it.g === g && it.tenant !== undefined && !it.delayed);
+          const first = items.find((it) => it.g === g && it.tenant !== undefined);
           if (first) expect((await lanes.lane(q, g)).tenant).toBe(first.tenant);
         }
       }

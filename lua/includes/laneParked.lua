@@ -1,0 +1,46 @@
+--- @include "compatMode"
+--[[
+  A lane's parked jobs: those in the schedule (a delayed submit, a retry waiting out its backoff) and
+  those in the dead set, counted per lane in emq:{q}:gparked (hash group -> count; a field goes at
+  0), derived from base. They hold the lane's tenant as its pending and active jobs do (the
+  contract: pending, scheduled, active or dead), so a lane the lane index forgets keeps its tenant
+  while it has any (indexForget asks laneParked), and a lane with one refuses another tenant
+  (laneHoldsJob). Compat mode has no tenants and keeps the reference's keys: nothing is counted.
+  A job parked before this count existed (an upgrade) is not in it; taking it out must not drive
+  the count below 0, so such a lane holds its tenant only while the count says so.
+
+  parkedIn(base, group): a job of the lane went into the schedule or the dead set
+  parkedOut(base, group, indexKey?): one came out of them. `indexKey` (emq:{q}:lanes) when the job
+    left the queue (cancelled, drained, cleaned): a lane then left holding nothing (no parked job,
+    and not in the lane index, which names every lane with pending or active jobs) lets its tenant
+    go, as indexForget would have when its last job ended
+  laneParked(base, group) -> true while the lane has a parked job
+  laneUnbind(base, group, tenant?): the lane forgets its tenant (`tenant` when the caller knows it,
+    nil to read it), with its place in emq:{q}:t:<T>:lanes; a tenant left with no lane leaves
+    emq:{q}:tenants. The caller knows the lane holds no job.
+]]
+local function parkedIn(base, group)
+  if compatMode() then return end
+  rcall('HINCRBY', base .. 'gparked', group, '1')
+end
+
+local function laneParked(base, group)
+  return rcall('HEXISTS', base .. 'gparked', group) == 1
+end
+
+local function laneUnbind(base, group, tenant)
+  if tenant == nil then tenant = rcall('GET', base .. 'g:' .. group .. ':tenant') end
+  if not tenant then return end
+  rcall('DEL', base .. 'g:' .. group .. ':tenant')
+  local lanesKey = base .. 't:' .. tenant .. ':lanes'
+  rcall('SREM', lanesKey, group)
+  if rcall('SCARD', lanesKey) == 0 then rcall('SREM', base .. 'tenants', tenant) end
+end
+
+local function parkedOut(base, group, indexKey)
+  if compatMode() or not group then return end
+  if rcall('HINCRBY', base .. 'gparked', group, '-1') > 0 then return end
+  rcall('HDEL', base .. 'gparked', group)
+  -- NOTE: ZRANK, not ZSCORE: a score reply is a double, which the server formats slowly.
+  if indexKey and not rcall('ZRANK', indexKey, group) then laneUnbind(base, group) end
+end
