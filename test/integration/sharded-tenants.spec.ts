@@ -159,6 +159,34 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([4, 5]);
   });
 
+  it('a lane holding only a delayed or a dead job keeps its tenant and its shard: another tenant is refused, writing nothing', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const k = keysOf(q);
+    const { tenant: a, away } = names(1);
+    const b = names(2).tenant;
+    const g = away.find((x) => shardOf(x, SHARDS) !== 2)!;
+    const refused = async () => {
+      const before = await dirty(client);
+      for (const service of [lanes, fresh()]) expect((await rejects(service.submit(q, g, 'refused', { tenant: b }))).argument).toBe('opts.tenant');
+      expect(await dirty(client)).toBe(before);
+    };
+    const later = await lanes.submit(q, g, { i: 0 }, { tenant: a, delayMs: 60_000 });
+    await refused();
+    expect(await lanes.cancel(q, later)).toBe(true);
+    await lanes.submit(q, g, { i: 1 }, { tenant: a, maxAttempts: 1 });
+    let job: LaneJob | null = null;
+    for (let i = 0; i < 2 * SHARDS && !job; i++) job = await lanes.claim(q);
+    expect(await lanes.fail(q, job!.id, job!.attempt, 'boom')).toBe('dead');
+    await refused();
+    expect(await client.hget(k.shardKeys(shardOf(g, SHARDS)).bound, g)).toBe(a);
+    // The dead job cleaned, the lane holds nothing: it moves to b's shard.
+    expect(await lanes.clean(q, 'dead')).toBe(1);
+    await lanes.submit(q, g, { i: 2 }, { tenant: b });
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: b, pending: 1 });
+    expect(await client.zcard(k.shardKeys(2).lane(g))).toBe(1);
+  });
+
   it('a move that died half way (recorded gone, never bound anew) is healed by the next submit: the home\'s binding is the truth', async () => {
     const q = queues.queue();
     await lanes.shards(q, SHARDS);
