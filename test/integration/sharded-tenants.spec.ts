@@ -30,6 +30,14 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     return { tenant, away: byShard.filter((_, i) => i !== t).flat(), near: byShard[t] };
   };
 
+  /** A sharded queue, tenant a (shard 1), tenant b (shard 2), and a lane `g` whose home shard is neither a's nor b's. */
+  const laneBetween = async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const { tenant: a, away } = names(1);
+    return { q, k: keysOf(q), a, b: names(2).tenant, g: away.find((x) => shardOf(x, SHARDS) !== 2)! };
+  };
+
   it('fairness 6 over the shards: A\'s 20 lanes, B\'s one and five free lanes each get about one claim in seven, A\'s over its lanes', async () => {
     const q = queues.queue();
     await lanes.shards(q, SHARDS);
@@ -123,12 +131,7 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
   });
 
   it('a lane that holds no job takes another tenant: it moves to that tenant\'s shard with its settings, and processes that knew the old one follow', async () => {
-    const q = queues.queue();
-    await lanes.shards(q, SHARDS);
-    const k = keysOf(q);
-    const { tenant: a, away } = names(1);
-    const b = names(2).tenant;
-    const g = away.find((x) => shardOf(x, SHARDS) !== 2)!;
+    const { q, k, a, b, g } = await laneBetween();
     const stale = fresh();
     await stale.submit(q, g, { i: 0 }, { tenant: a });
     await lanes.weight(q, g, 3);
@@ -160,12 +163,7 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
   });
 
   it('a lane holding only a delayed or a dead job keeps its tenant and its shard: another tenant is refused, writing nothing', async () => {
-    const q = queues.queue();
-    await lanes.shards(q, SHARDS);
-    const k = keysOf(q);
-    const { tenant: a, away } = names(1);
-    const b = names(2).tenant;
-    const g = away.find((x) => shardOf(x, SHARDS) !== 2)!;
+    const { q, k, a, b, g } = await laneBetween();
     const refused = async () => {
       const before = await dirty(client);
       for (const service of [lanes, fresh()]) expect((await rejects(service.submit(q, g, 'refused', { tenant: b }))).argument).toBe('opts.tenant');
