@@ -264,6 +264,9 @@ describe('tenants: settings and ceilings', () => {
       .rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[1].opts.tenant' });
     await expect(lanes.submitMany(q, [{ group: 'z', payload: 0, opts: { tenant: 'A' } }, { group: 'z', payload: 1, opts: { tenant: 'B' } }]))
       .rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[1].opts.tenant' });
+    // A delayed earlier item holds the lane as a pending one does (a scheduled job holds its lane's tenant).
+    await expect(lanes.submitMany(q, [{ group: 'z', payload: 0, opts: { delayMs: 60_000 } }, { group: 'z', payload: 1, opts: { tenant: 'T' } }]))
+      .rejects.toMatchObject({ name: 'EchoMqError', argument: 'items[1].opts.tenant' });
     expect(await client.keys(`${k.base}*`)).toEqual([]);
     await lanes.submitMany(q, [{ group: 'z', payload: 0, opts: { tenant: 'A' } }, { group: 'z', payload: 1, opts: { tenant: 'A' } }]);
     expect(await lanes.lane(q, 'z')).toMatchObject({ tenant: 'A', pending: 2 });
@@ -361,7 +364,7 @@ describe('tenants: settings and ceilings', () => {
       // NOTE: items near the start, on both sides of the first chunk's end (SUBMIT_CHUNK), where the
       // chunks meet, and further on (the later lanes' checks go by tenant, not in call order).
       picks: fc.array(fc.record({ at: fc.oneof(fc.nat(40), fc.integer({ min: SUBMIT_CHUNK - 30, max: SUBMIT_CHUNK + 60 }), fc.integer({ min: 470, max: 560 })),
-        g: fc.constantFrom(...LANES), tenant: fc.option(fc.constantFrom('A', 'B', 'C'), { nil: undefined }), delayed: fc.boolean() }), { minLength: 1, maxLength: 10 }),
+        g: fc.constantFrom(...LANES), tenant: fc.option(fc.constantFrom('A', 'B', 'C'), { nil: undefined }), delayed: fc.boolean() }), { minLength: 1, maxLength: 10, size: 'max' }),
       length: fc.integer({ min: 561, max: 700 }),
     });
     let refusals = 0;
