@@ -311,7 +311,7 @@ describe('the bound of cost fairness over random plans (fast-check: a broken bou
   const LANE = fc.record({ weight: fc.integer({ min: 1, max: 4 }), costs: fc.array(fc.integer({ min: 1, max: 20 }), { minLength: 1, maxLength: 4 }) });
 
   it('after every call, the work ÷ weight of two lanes that stayed backlogged differs by at most the largest work ÷ weight of one turn', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(LANE, { minLength: 2, maxLength: 4 }), fc.array(STEP, { minLength: 1, maxLength: 25 }),
+    await fc.assert(fc.asyncProperty(fc.array(LANE, { minLength: 2, maxLength: 4 }), fc.array(STEP, { minLength: 1, maxLength: 25, size: 'max' }),
       fc.boolean(), async (plan, steps, byTenant) => {
         const q = queues.queue();
         await lanes.fairness(q, { by: 'cost' });
@@ -381,7 +381,7 @@ describe('the bound of cost fairness with pauses, ceilings and tenants of many l
   const DEPTH = 120;
 
   it('two entries (and two lanes of one tenant) that stayed serviceable differ in work ÷ weight by at most 2c over the stretch, c the largest of one turn', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(ENTRY, { minLength: 2, maxLength: 4 }), fc.array(STEP, { minLength: 1, maxLength: 60 }),
+    await fc.assert(fc.asyncProperty(fc.array(ENTRY, { minLength: 2, maxLength: 4 }), fc.array(STEP, { minLength: 1, maxLength: 60, size: 'max' }),
       async (plan, steps) => {
         const q = queues.queue();
         await lanes.fairness(q, { by: 'cost' });

@@ -98,7 +98,7 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
         fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 1, max: 30 }) }),
       );
       let plans = 0;
-      await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 40 }), async (plan) => {
+      await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 40, size: 'max' }), async (plan) => {
         plans++;
         const q = queues.queue();
         const held: LaneJob[] = [];

@@ -148,7 +148,7 @@ describe('ordered lanes', () => {
   const OUTCOME = fc.constantFrom<Outcome>('complete', 'complete', 'retry', 'retryLater', 'die', 'expire');
 
   it('fairness 9: over random plans of failures, deaths and expired leases, completions come in submit order', async () => {
-    await fc.assert(fc.asyncProperty(fc.integer({ min: 3, max: 12 }), fc.array(OUTCOME, { minLength: 5, maxLength: 40 }),
+    await fc.assert(fc.asyncProperty(fc.integer({ min: 3, max: 12 }), fc.array(OUTCOME, { minLength: 5, maxLength: 40, size: 'max' }),
       fc.integer({ min: 1, max: 3 }), async (jobs, plan, maxAttempts) => {
         const q = queues.queue();
         await lanes.ordered(q, 'o', true);

@@ -87,7 +87,7 @@ describe('a sharded queue with tenants under random operations from three proces
 
   it('nothing is lost or served twice, every job ends completed, cancelled or dead, and each shard\'s ring is exact', async () => {
     const moves = { done: 0, refused: 0 };
-    await fc.assert(fc.asyncProperty(fc.array(STEP, { minLength: 20, maxLength: 60 }), async (steps) => {
+    await fc.assert(fc.asyncProperty(fc.array(STEP, { minLength: 20, maxLength: 60, size: 'max' }), async (steps) => {
       const q = queues.queue();
       const procs: LanesService[] = [0, 1, 2].map(() => lanesOn(client, { shardsOnOneServer: true, backoff: { delayMs: 0 }, maxAttempts: 3 }));
       await procs[0].shards(q, SHARDS);
