@@ -11,9 +11,9 @@
 
   parkedIn(base, group): a job of the lane went into the schedule or the dead set
   parkedOut(base, group, indexKey?): one came out of them. `indexKey` (emq:{q}:lanes) when the job
-    left the queue (cancelled, drained, cleaned): a lane then left holding nothing (no parked job,
-    and not in the lane index, which names every lane with pending or active jobs) lets its tenant
-    go, as indexForget would have when its last job ended
+    left the queue (cancelled, drained, cleaned): a lane then left with no parked job and not in
+    the lane index (which names every lane with pending or active jobs or a setting) holds nothing,
+    and lets its tenant go, as indexForget would have when its last job ended
   laneParked(base, group) -> true while the lane has a parked job
   laneUnbind(base, group, tenant?): the lane forgets its tenant (`tenant` when the caller knows it,
     nil to read it), with its place in emq:{q}:t:<T>:lanes; a tenant left with no lane leaves
