@@ -64,6 +64,9 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
       const q = queues.queue();
       await lanes.submit(q, 'held', 1);
       await lanes.pause(q, 'held', { reason: 'maintenance' });
+      // NOTE: a head's age runs from its id's mint time (ms): two submits in the same ms would tie,
+      // and a tie goes to the name that sorts first ('busy').
+      await waitPastServerTime(client, (await serverTimeMs(client)) + 2);
       await lanes.submit(q, 'busy', 1);
       const t = await serverTimeMs(client);
       await waitPastServerTime(client, t + 80);
