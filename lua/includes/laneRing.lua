@@ -44,7 +44,7 @@
       list is empty (atTail: a claim has just rotated it to the tail, so RPOP; else LREM)
     .served(base, ringKey, ringSetKey, ring, T, t, n, laneLeft, work): a claim served n jobs of the lane
       ringNext gave (laneLeft: the lane then left `ring`; work: what virtual time charges them, see serveLane): T's active count rises (under a limit), and its
-      entry (at the tail) leaves the queue's ring with its last lane or at its limit (t.left)
+      entry (at the tail) leaves the queue's ring with its last lane or at its limit: then it answers true
     .release(base, T, n, ringKey, ringSetKey, wakeKey): n jobs of T stopped being active; under a
       limit its count drops, and a tenant that was at its limit rejoins the queue's ring
     .conflict(base, group, T, gactiveKey, known?) -> the lane's tenant ('' for none) when naming T for the
@@ -62,6 +62,8 @@
   count, conflict, adopt, giveBack) are built on the first read of one of them.
 ]]
 local TENANT_MARK = '{t}'
+--- @shared plainState: every tenant's state while no tenant of the queue has a setting; nothing writes it (served writes a state's active count only under a limit)
+local plainState = { weight = 1, active = 0, paused = false }
 -- nil: not read yet in this script; false: no tenant of the queue has ever had a setting.
 --- @per-call tenantSettings
 local tenantSettings
@@ -172,7 +174,9 @@ local function tenantOps()
 
   function T.state(base, tenant)
     if tenantSettings == nil then tenantSettings = rcall('HEXISTS', base .. 'meta', 'tenantSet') == 1 end
-    if not tenantSettings then return { weight = 1, active = 0, paused = false } end
+    -- NOTE: one table, not one a claim step (a table and its three fields, with their share of the
+    -- GC, cost a step about 2k instructions).
+    if not tenantSettings then return plainState end
     local r = rcall('HMGET', tenantKeys(base, tenant).info, 'weight', 'limit', 'active', 'paused')
     return { weight = tonumber(r[1]) or 1, limit = tonumber(r[2]), active = tonumber(r[3]) or 0, paused = r[4] and true or false }
   end
@@ -228,8 +232,9 @@ local function tenantOps()
       if rcall('SREM', ringSetKey, entry) == 1 then
         if ringPlain then rcall('RPOP', ringKey) else ringOps().drop(base, ringKey, entry, start) end
       end
-      t.left = true
+      return true
     end
+    return false
   end
 
   function T.release(base, tenant, n, ringKey, ringSetKey, wakeKey)

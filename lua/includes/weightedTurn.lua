@@ -59,20 +59,20 @@ local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
     if not group then return nil, reopenAt end
     local n, at, gone, work = laneTurn(base, group, ring, set, tenant, t, cap, now, leaseUntil, out, k, rated, weighted)
     if at and (reopenAt < 0 or at < reopenAt) then reopenAt = at end
-    if tenant then tenantOps().served(base, k.ring, k.ringset, ring, tenant, t, n, gone, work) end
+    local left = tenant and tenantOps().served(base, k.ring, k.ringset, ring, tenant, t, n, gone, work)
     -- NOTE: a turn that found only lane entries without rows (see serveLane) rotates on.
     if n > 0 then
       local total = n
       -- NOTE: the tenant's further turns, on its own ring, while its entry is still on the queue's
       -- ring (it leaves with its last lane, or at its limit) and the cap has room.
       for _ = 2, (tenant and t.weight or 1) do
-        if t.left or (cap > 0 and total >= cap) then break end
+        if left or (cap > 0 and total >= cap) then break end
         local next = stepRing(base, ring)
         if not next then break end
         local m
         m, at, gone, work = laneTurn(base, next, ring, set, tenant, t, cap > 0 and cap - total or 0, now, leaseUntil, out, k, rated, weighted)
         if at and (reopenAt < 0 or at < reopenAt) then reopenAt = at end
-        if tenant then tenantOps().served(base, k.ring, k.ringset, ring, tenant, t, m, gone, work) end
+        left = tenantOps().served(base, k.ring, k.ringset, ring, tenant, t, m, gone, work)
         total = total + m
       end
       return total, reopenAt

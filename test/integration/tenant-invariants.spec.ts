@@ -85,7 +85,12 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
     return by === 'jobs' ? list : byTime;
   }
 
-  async function check(q: string, submitted: Set<string>, completed: Set<string>, by: FairnessBy): Promise<void> {
+  /**
+   * `heldBefore`: each tenant's active jobs before the step, for a claim step (else undefined): a claim
+   * never takes a tenant past its limit (it may already be past it, if the limit was lowered), and
+   * the map is updated for the next step.
+   */
+  async function check(q: string, submitted: Set<string>, completed: Set<string>, by: FairnessBy, heldBefore: Map<string, number>, claimed: boolean): Promise<void> {
     const k = keysOf(q);
     const [ring, ringset, paused, glimit, gactive, active, schedule, dead] = await Promise.all([
       ringOf(k.ring, by), client.smembers(k.ringSet), client.smembers(k.paused), client.hgetall(k.limit),
@@ -112,6 +117,10 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
       const mine = GROUPS.filter((g) => tenantOf.get(g) === t && serviceable(g));
       expect({ t, ring: [...tring].sort() }).toEqual({ t, ring: mine.sort() });
       const held = [...rows.values()].filter((r) => (r.held ?? '').slice(1) === t).length;
+      if (claimed && info.limit !== undefined) {
+        expect({ t, held: held <= Math.max(Number(info.limit), heldBefore.get(t) ?? 0) }).toEqual({ t, held: true });
+      }
+      heldBefore.set(t, held);
       // The kept count exists only under a limit (see laneRing); tenant() sums the lanes otherwise.
       expect({ t, active: info.limit === undefined ? info.active : Number(info.active ?? 0) })
         .toEqual({ t, active: info.limit === undefined ? undefined : held });
@@ -158,6 +167,7 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
       // NOTE: completed, and also cancelled or drained: in no place any more.
       const completed = new Set<string>();
       const held: LaneJob[] = [];
+      const heldBefore = new Map<string, number>();
       const hold = (jobs: LaneJob[]) => held.push(...jobs);
       const take = (i: number): LaneJob | undefined => (held.length ? held.splice(i % held.length, 1)[0] : undefined);
       const opts = (g: string, named: boolean) => (named && TENANT_OF[g] ? { tenant: TENANT_OF[g] } : {});
@@ -237,7 +247,7 @@ describe('two-level ring invariants over random plans (fast-check: a failure shr
             // made it) is refused by design; nothing else may throw.
             if (!(err instanceof EchoMqError && /opts\.tenant$/.test(err.argument ?? ''))) throw err;
           }
-          await check(q, submitted, completed, by);
+          await check(q, submitted, completed, by, heldBefore, ['claim', 'claimMany', 'wclaim', 'wclaimMany'].includes(step.op));
         }
       } finally {
         await queues.dropAll(client);

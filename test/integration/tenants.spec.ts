@@ -257,6 +257,31 @@ describe('tenants: settings and ceilings', () => {
     expect((await lanes.tenant(q, 'A'))).toMatchObject({ weight: 3, active: 5 });
   });
 
+  it('tenantWeight w under a tenantLimit: a wclaim stops taking the tenant\'s turns at its limit (a lane\'s weighted turn clamped to it too), and the last lane\'s turn ends it', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.tenantWeight(q, 'A', 3);
+    await lanes.tenantLimit(q, 'A', 2);
+    for (let l = 0; l < 3; l++) for (let i = 0; i < 2; i++) await lanes.submit(q, `a${l}`, { i }, { tenant: 'A' });
+    expect((await lanes.wclaim(q)).map((j) => j.group)).toEqual(['a0', 'a1']);
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ active: 2, inRing: false });
+    expect(await client.lrange(k.ring, 0, -1)).toEqual([]);
+    // Its lanes keep their places on its own ring, every one still serviceable there.
+    expect(await client.lrange(k.tenantRing('A'), 0, -1)).toEqual(['a2', 'a0', 'a1']);
+    expect(await lanes.wclaim(q)).toEqual([]);
+    // A lane's own weighted turn is clamped to the room under its tenant's limit, too.
+    await lanes.tenantLimit(q, 'C', 2);
+    await lanes.weight(q, 'c0', 5);
+    for (let i = 0; i < 4; i++) await lanes.submit(q, 'c0', { i }, { tenant: 'C' });
+    expect((await lanes.wclaim(q)).map((j) => j.group)).toEqual(['c0', 'c0']);
+    expect(await lanes.tenant(q, 'C')).toMatchObject({ active: 2, pending: 2, inRing: false });
+    // Without a limit, a tenant whose ring empties mid-turn ends its turn there.
+    await lanes.tenantLimit(q, 'B', null);
+    await lanes.submit(q, 'b0', { i: 0 }, { tenant: 'B' });
+    await lanes.tenantWeight(q, 'B', 3);
+    expect((await lanes.wclaim(q)).map((j) => j.group)).toEqual(['b0']);
+  });
+
   it('submitMany of one chunk: an earlier item of the call holds its lane for the tenant it named (or none)', async () => {
     const q = queues.queue();
     const k = keysOf(q);
