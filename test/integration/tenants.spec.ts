@@ -149,10 +149,11 @@ describe('tenants: a tenant\'s lanes share one turn', () => {
     expect(await client.zrank(k.index, 'r0')).toBeNull();
     expect(await client.get(k.laneTenant('r0'))).toBe('A');
     await refused('r0', 'B');
-    // A dead job cleaned lets it go.
+    // Made due now and promoted, the retry is back in its lane, under A.
     await client.zadd(k.schedule, 0, job!.id);
     expect(await lanes.promote(q)).toBe(1);
     expect(await client.lrange(k.tenantRing('A'), 0, -1)).toEqual(['r0']);
+    // Dead, it holds the tenant again; cleaned, it lets it go.
     const retried = await lanes.claim(q);
     expect(await lanes.fail(q, retried!.id, retried!.attempt, 'boom', { dead: true })).toBe('dead');
     await refused('r0', 'B');
@@ -276,7 +277,6 @@ describe('tenants: settings and ceilings', () => {
     expect((await lanes.wclaim(q)).map((j) => j.group)).toEqual(['c0', 'c0']);
     expect(await lanes.tenant(q, 'C')).toMatchObject({ active: 2, pending: 2, inRing: false });
     // Without a limit, a tenant whose ring empties mid-turn ends its turn there.
-    await lanes.tenantLimit(q, 'B', null);
     await lanes.submit(q, 'b0', { i: 0 }, { tenant: 'B' });
     await lanes.tenantWeight(q, 'B', 3);
     expect((await lanes.wclaim(q)).map((j) => j.group)).toEqual(['b0']);
