@@ -31,6 +31,9 @@ describe('progress, and fail(..., { dead: true })', () => {
     // The next holder sees the last progress reported, and reports its own.
     const second = (await lanes.claim(q))!;
     expect((await lanes.job(q, id))!.progress).toEqual(big);
+    // The first holder's token is stale while the second holds the job: its report changes nothing.
+    expect(await lanes.progress(q, id, first.attempt, { stale: true })).toBe(false);
+    expect((await lanes.job(q, id))!.progress).toEqual(big);
     expect(await lanes.progress(q, id, second.attempt, 1)).toBe(true);
     expect((await lanes.job(q, id))).toMatchObject({ state: 'active', progress: 1 });
   });
