@@ -114,6 +114,22 @@ describe('tenants: a tenant\'s lanes share one turn', () => {
     expect(await lanes.lane(q, 'a0')).toMatchObject({ tenant: 'B', pending: 1 });
   });
 
+  it('a lane that keeps its tenant only for a setting moves to the next tenant named: it leaves the old tenant\'s lanes, and a tenant left with none leaves the tenants', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.weight(q, 'a0', 2);
+    await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });
+    await drain(lanes, q);
+    // Idle, but its weight keeps it in the lane index, and its tenant with it.
+    expect(await client.get(k.laneTenant('a0'))).toBe('A');
+    await lanes.submit(q, 'a0', { i: 1 }, { tenant: 'B' });
+    expect(await lanes.lane(q, 'a0')).toMatchObject({ tenant: 'B', weight: 2, pending: 1 });
+    expect(await client.smembers(k.tenantLanes('A'))).toEqual([]);
+    expect(await client.smembers(k.tenantLanes('B'))).toEqual(['a0']);
+    expect(await client.smembers(k.tenants)).toEqual(['B']);
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ lanes: 0 });
+  });
+
   it('a delayed job and a retry waiting out its backoff hold the lane\'s tenant; cancel, drain and clean let it go with the last of them', async () => {
     const q = queues.queue();
     const k = keysOf(q);
