@@ -157,8 +157,9 @@ end
 -- call counts as a job its lane holds (under the tenant the lane then has).
 -- `retag` names the lanes whose tenant the call sets (read once: the lane's own tenant otherwise).
 -- `laneOf`: each lane's tenant as this call read it, then set it ('' for none), spared a second
--- GET when the lane joins its ring below.
-local retag, retagFrom, laneOf, unindexed = {}, {}, {}, {}
+-- GET when the lane joins its ring below. `jobless`: the lanes asked that hold no job at all (the
+-- lane index does not name them and they have no parked job), so they cannot be refused.
+local retag, retagFrom, laneOf, jobless = {}, {}, {}, {}
 if tenantAt or #laterBlocks > 0 then
   -- NOTE: the tenants of the lanes the chunk names are read at once (laneTenants: one MGET). A
   -- later lane is in its tenant's set of lanes exactly while its tenant key names that tenant
@@ -230,13 +231,13 @@ if tenantAt or #laterBlocks > 0 then
     local last = math.min(#bare, first + 999)
     local counts = parked and rcall('HMGET', base .. 'gparked', unpack(bare, first, last))
     for i = first, last do
-      if not (counts and counts[i - first + 1]) then unindexed[bare[i]] = true end
+      if not (counts and counts[i - first + 1]) then jobless[bare[i]] = true end
     end
   end
   local unread = {}
   for i = 1, #dg do
     local g = dg[i]
-    if not named[g] and (da[i] or not unindexed[g]) then
+    if not named[g] and (da[i] or not jobless[g]) then
       named[g] = true
       unread[#unread + 1] = g
     end
@@ -247,7 +248,7 @@ if tenantAt or #laterBlocks > 0 then
     local g, t = ARGV[3 + i * stride + 1], ARGV[3 + i * stride + tenantAt]
     if t ~= '' and t ~= laneOf[g] then
       if held[g] == nil then
-        held[g] = not unindexed[g] and laneHoldsJob(base, g, KEYS[5])
+        held[g] = not jobless[g] and laneHoldsJob(base, g, KEYS[5])
       end
       if held[g] then return { 'tenant', i + 1, laneOf[g] } end
       if retagFrom[g] == nil then retagFrom[g] = laneOf[g] end
@@ -266,7 +267,7 @@ if tenantAt or #laterBlocks > 0 then
     -- and with no parked job: held is false for it, so it is never refused.
     if t ~= laneOf[g] then
       if not ahead and held[g] == nil then
-        held[g] = not unindexed[g] and laneHoldsJob(base, g, KEYS[5])
+        held[g] = not jobless[g] and laneHoldsJob(base, g, KEYS[5])
       end
       if ahead or held[g] then
         refused[#refused + 1] = at
@@ -340,7 +341,7 @@ for i = 0, n - 1 do
   if status == 'ok' then
     admitted = admitted + 1
     if retag[ARGV[o + 1]] then
-      tenantOps().adopt(base, ARGV[o + 1], retag[ARGV[o + 1]], KEYS[2], retagFrom[ARGV[o + 1]], unindexed[ARGV[o + 1]])
+      tenantOps().adopt(base, ARGV[o + 1], retag[ARGV[o + 1]], KEYS[2], retagFrom[ARGV[o + 1]], jobless[ARGV[o + 1]])
       retag[ARGV[o + 1]] = nil
     end
     if laneKey then

@@ -1,6 +1,7 @@
 --- @include "learnSettings"
 --- @include "headEntry"
 --- @include "laneParked"
+--- @include "laneUnbind"
 --[[
   indexForget(indexKey, group, pausedKey, glimitKey, weightKey, grateKey, tenant)
   The lane index (emq:{q}:lanes) names every lane with pending or active jobs or a setting, scored

@@ -1,4 +1,5 @@
 --- @include "compatMode"
+--- @include "laneUnbind"
 --[[
   A lane's parked jobs: those in the schedule (a delayed submit, a retry waiting out its backoff) and
   those in the dead set, counted per lane in emq:{q}:gparked (hash group -> count; a field goes at
@@ -13,11 +14,8 @@
   parkedOut(base, group, indexKey?): one came out of them. `indexKey` (emq:{q}:lanes) when the job
     left the queue (cancelled, drained, cleaned): a lane then left with no parked job and not in
     the lane index (which names every lane with pending or active jobs or a setting) holds nothing,
-    and lets its tenant go, as indexForget would have when its last job ended
+    and lets its tenant go (laneUnbind), as indexForget would have when its last job ended
   laneParked(base, group) -> true while the lane has a parked job
-  laneUnbind(base, group, tenant?): the lane forgets its tenant (`tenant` when the caller knows it,
-    nil to read it), with its place in emq:{q}:t:<T>:lanes; a tenant left with no lane leaves
-    emq:{q}:tenants. The caller knows the lane holds no job.
 ]]
 local function parkedIn(base, group)
   if compatMode() then return end
@@ -26,15 +24,6 @@ end
 
 local function laneParked(base, group)
   return rcall('HEXISTS', base .. 'gparked', group) == 1
-end
-
-local function laneUnbind(base, group, tenant)
-  if tenant == nil then tenant = rcall('GET', base .. 'g:' .. group .. ':tenant') end
-  if not tenant then return end
-  rcall('DEL', base .. 'g:' .. group .. ':tenant')
-  local lanesKey = base .. 't:' .. tenant .. ':lanes'
-  rcall('SREM', lanesKey, group)
-  if rcall('SCARD', lanesKey) == 0 then rcall('SREM', base .. 'tenants', tenant) end
 end
 
 local function parkedOut(base, group, indexKey)

@@ -2,6 +2,7 @@
 --- @include "pushWake"
 --- @include "ringOps"
 --- @include "laneHoldsJob"
+--- @include "laneUnbind"
 --[[
   The two levels of the ring, and the one place that knows them.
   A lane under no tenant lives on the queue's ring (emq:{q}:ring, membership in emq:{q}:ringset).
@@ -322,13 +323,8 @@ local function tenantOps()
       end
       local from = ringSetKey
       if current then
-        local was = tenantKeys(base, current)
-        from = was.ringset
-        rcall('SREM', was.lanes, group)
-        if rcall('SCARD', was.lanes) == 0 then
-          rcall('SREM', base .. 'tenants', current)
-          tenantsAdded[current] = nil
-        end
+        from = tenantKeys(base, current).ringset
+        if laneLeavesTenant(base, group, current) then tenantsAdded[current] = nil end
       end
       -- NOTE: a `fresh` lane (the lane index does not name it: no job, no setting) is on no ring set:
       -- a lane is there only while it has work or its rate parked it, and a rate is a setting.
