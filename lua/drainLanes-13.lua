@@ -74,22 +74,27 @@ local function finish(nextPhase, nextOffset)
   return { removed, nextPhase, nextOffset }
 end
 
+-- Takes one job out of the schedule (its id already read there, its row `row`: group, attempts,
+-- ohold): out of the lane's counts of delayed submits and parked jobs, and a drained retry that
+-- held its ordered lane lets the lane go (see orderedLane).
+local function takeScheduled(id, jobKey, row, delayed)
+  rcall('ZREM', KEYS[6], id)
+  if delayed then delayedOut(base, row[1], row[2]) end
+  parkedOut(base, row[1], KEYS[9])
+  if row[3] then
+    orderedLane().unhold(base, row[1], jobKey, KEYS[4])
+    ringJoin(base, row[1], KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
+  end
+  dropJob(jobKey, id, KEYS[8])
+end
+
 if phase == 's' then
   if only == '' then
     local ids = rcall('ZRANGE', KEYS[6], '0', string.format('%d', budget - 1))
     local delayed = rcall('EXISTS', base .. 'gdelayed') == 1
     for i = 1, #ids do
       local jobKey = base .. 'job:' .. ids[i]
-      rcall('ZREM', KEYS[6], ids[i])
-      local row = rcall('HMGET', jobKey, 'group', 'attempts', 'ohold')
-      if delayed then delayedOut(base, row[1], row[2]) end
-      parkedOut(base, row[1], KEYS[9])
-      -- NOTE: a drained retry that held its ordered lane lets the lane go (see orderedLane).
-      if row[3] then
-        orderedLane().unhold(base, row[1], jobKey, KEYS[4])
-        ringJoin(base, row[1], KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
-      end
-      dropJob(jobKey, ids[i], KEYS[8])
+      takeScheduled(ids[i], jobKey, rcall('HMGET', jobKey, 'group', 'attempts', 'ohold'), delayed)
     end
     removed = #ids
     if #ids < budget then return finish('r', 0) end
@@ -100,14 +105,7 @@ if phase == 's' then
     local jobKey = base .. 'job:' .. ids[i]
     local row = rcall('HMGET', jobKey, 'group', 'attempts', 'ohold')
     if row[1] == only then
-      rcall('ZREM', KEYS[6], ids[i])
-      delayedOut(base, only, row[2])
-      parkedOut(base, only, KEYS[9])
-      if row[3] then
-        orderedLane().unhold(base, only, jobKey, KEYS[4])
-        ringJoin(base, only, KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
-      end
-      dropJob(jobKey, ids[i], KEYS[8])
+      takeScheduled(ids[i], jobKey, row, true)
       removed = removed + 1
     end
   end
