@@ -421,7 +421,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     return this.tenants.info(queue, tenant);
   }
 
-  /** The `count` (1..1,000) tenants with the most pending jobs, most first (a bounded read: see lua/topTenants-2.lua). */
+  /** The `count` (1..1,000) tenants with the most pending jobs, most first (a bounded read: see lua/topTenants-1.lua). */
   topTenants(queue: string, count: number): Promise<TenantPending[]> {
     return this.tenants.top(queue, count);
   }

@@ -55,7 +55,7 @@ export class LanesReads {
     return this.lanes.peek(queue, group, 1).then((ids) => ids[0] ?? null);
   }
 
-  /** The names of the `count` tenants with most pending (bounded: see lua/topTenants-2.lua). */
+  /** The names of the `count` tenants with most pending (bounded: see lua/topTenants-1.lua). */
   topTenants(queue: string, count: number): Promise<string[]> {
     return this.lanes.topTenants(queue, count).then((top) => top.map((t) => t.tenant));
   }

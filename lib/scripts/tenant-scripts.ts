@@ -2,6 +2,9 @@ import type { TenantInfo, TenantPending } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneScripts } from './lane-scripts';
 
+/** How many lanes one topTenants() read counts at most (in scripts of 1,000), over about 1,000 tenants. */
+const TOP_TENANT_LANES = 10_000;
+
 /** @internal The typed calls of the tenant scripts (lua/tenant*.lua, pauseTenant, resumeTenant), on LaneScripts' connection. */
 export class TenantScripts {
   constructor(private readonly scripts: LaneScripts) {}
@@ -25,12 +28,28 @@ export class TenantScripts {
       [k.base, tenant]);
   }
 
-  /** The `count` tenants with the most pending jobs, most first. */
+  /**
+   * The `count` tenants with the most pending jobs, most first (ties by name): the tenants of one page
+   * of the queue's tenant set, their lanes counted in scripts of at most 1,000 lanes each
+   * (lua/topTenants-1.lua), up to TOP_TENANT_LANES lanes in all; past that the sums are of the lanes read.
+   */
   async top(k: LaneKeys, count: number): Promise<TenantPending[]> {
-    const r = (await this.scripts.run('topTenants', k.queue, 'topTenants', [k.tenants, k.index], [k.base, count])) as (string | number)[];
-    const out: TenantPending[] = [];
-    for (let i = 0; i + 1 < r.length; i += 2) out.push({ tenant: String(r[i]), pending: Number(r[i + 1]) });
-    return out;
+    const sums = new Map<string, number>();
+    let left: string[] = [];
+    let read = 0;
+    do {
+      const r = (await this.scripts.run('topTenants', k.queue, 'topTenants', [k.tenants], [k.base, ...left])) as (string | number)[];
+      read += Number(r[0]);
+      left = [];
+      for (let i = 1; i + 2 < r.length; i += 3) {
+        const tenant = String(r[i]);
+        sums.set(tenant, (sums.get(tenant) ?? 0) + Number(r[i + 1]));
+        if (String(r[i + 2]) !== '0') left.push(tenant, String(r[i + 2]));
+      }
+    } while (left.length > 0 && read < TOP_TENANT_LANES);
+    return [...sums].map(([tenant, pending]) => ({ tenant, pending }))
+      .sort((a, b) => b.pending - a.pending || (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : 0))
+      .slice(0, count);
   }
 
   /** Sets or clears the queue's ceiling on its active jobs (meta field `limit`). */
@@ -46,7 +65,7 @@ export class TenantScripts {
     let r: unknown[];
     do {
       r = (await this.scripts.run('tenant', k.queue, 'tenantInfo',
-        [k.ringSet, k.tenantInfo(tenant), k.tenantRing(tenant), k.tenantLanes(tenant), k.index, k.timers, k.gactive], [k.base, tenant, cursor])) as unknown[];
+        [k.ringSet, k.tenantInfo(tenant), k.tenantRing(tenant), k.tenantLanes(tenant), k.timers, k.gactive], [k.base, tenant, cursor])) as unknown[];
       pending += Number(r[1]);
       // NOTE: without a limit the script counts the page's active jobs (no count is kept then).
       active = Number(r[4]) < 0 ? active + Number(r[2]) : Number(r[2]);

@@ -1,5 +1,6 @@
 --- @include "numText"
 --- @include "fairMode"
+--- @include "servedShare"
 --[[
   Virtual time: how a ring is served in `cost` and `time` fairness (start-time fair queueing).
   Each entry of a ring in virtual time (a lane, or a tenant's entry on the queue's ring) has a
@@ -110,7 +111,8 @@ local function fairOps()
     row's `vc`, '<claimedAt>:<charged>', deleted here (a later claim in another fairness must not find
     it) unless the caller deletes the row itself (`rowGoes`);
     the lane (and its tenant's entry) is charged the difference between the time it took and what
-    its claim charged, and the queue's mean moves a quarter of the way to it.
+    its claim charged, and the queue's mean moves a quarter of the way to it; the lane's work in
+    shares() takes the same correction (workSettled).
     Nothing more when the queue has left `time` fairness meanwhile.
   ]]
   function F.settle(base, jobKey, group, tenant, mark, endedAt, rowGoes)
@@ -124,6 +126,7 @@ local function fairOps()
     local ring = tenant and (base .. 't:' .. tenant .. ':ring') or (base .. 'ring')
     local weight = tonumber(rcall('HGET', base .. 'gweight', group)) or 1
     F.charge(base, ring, group, delta / weight)
+    workSettled(base, group, delta, at, endedAt)
     if tenant then
       local tenantWeight = tonumber(rcall('HGET', base .. 't:' .. tenant .. ':info', 'weight')) or 1
       F.charge(base, base .. 'ring', '{t}' .. tenant, delta / tenantWeight)

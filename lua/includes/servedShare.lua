@@ -15,6 +15,10 @@
   server's databases, and a key of the same name in another one may lack it.
   (Writing a call's lanes in one ZMSCORE and one ZADD measured no cheaper for a call of 25 lanes,
   and 15k instructions dearer for a call of one: callgrind, bench/tools/instructions.js.)
+  workSettled(base, group, delta, claimedAt, now): a `time` claim put an estimate into the work
+  bucket of its moment (claimedAt); when the job ends (fairOps' settle) what it really took less that
+  estimate goes into the same bucket, so a lane's work in the window is the time its jobs took, the
+  time virtual time charged it. Nothing once that bucket has left the window: no read sums it.
 ]]
 local SHARE_TTL_MS = '80000'
 local SHARE_BASES_MAX = 256
@@ -55,5 +59,18 @@ local function servedShare(base, group, served, work, now)
       rcall('PEXPIRE', wkey, SHARE_TTL_MS)
       shareTtlWork = wkey
     end
+  end
+end
+
+local function workSettled(base, group, delta, claimedAt, now)
+  local n = shareBucket(claimedAt)
+  if delta == 0 or n < shareBucket(now) - 6 then return end
+  local key = base .. 'work:' .. numText(n)
+  local text = numText(delta)
+  -- NOTE: the claim's own entry is there, and its bucket has its TTL: a bucket lives 80 s from its
+  -- first entry, longer than it stays in the window. A new entry means the key was deleted
+  -- meanwhile (obliterate): the one this makes must not outlive the window.
+  if rcall('ZINCRBY', key, text, group) == text and rcall('PTTL', key) < 0 then
+    rcall('PEXPIRE', key, SHARE_TTL_MS)
   end
 end

@@ -266,6 +266,36 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
       expect(s.jain!).toBeLessThanOrEqual(0.5 + 1e-9);
     });
 
+    it('time fairness counts the time each job took (its end corrects the claim\'s estimate), and a reaped lease its lease', async () => {
+      const q = queues.queue();
+      await lanes.fairness(q, { by: 'time' });
+      await lanes.submitMany(q, ['slow', 'fast'].flatMap((group) => [...Array(4).keys()].map((i) => ({ group, payload: i }))));
+      const held: Record<string, number> = { slow: 0, fast: 0 };
+      const count: Record<string, number> = { slow: 0, fast: 0 };
+      for (let job = await lanes.claim(q); job; job = await lanes.claim(q)) {
+        const t0 = Date.now();
+        await sleep(job.group === 'slow' ? 60 : 4);
+        await finish(q, [job]);
+        held[job.group] += Date.now() - t0;
+        count[job.group] += 1;
+      }
+      await lanes.submit(q, 'lost', 0);
+      const lost = (await lanes.claim(q, { leaseMs: 100 }))!;
+      expect(lost.group).toBe('lost');
+      await sleep(150);
+      expect(await lanes.reap(q)).toBe(1);
+      const s = await lanes.shares(q, { count: 3 });
+      const of = (g: string) => s.lanes.find((l) => l.group === g)!;
+      // The server's time from claim to ack holds the client's (taken inside it) and a round trip or two.
+      for (const g of ['slow', 'fast']) {
+        expect(of(g).served).toBe(4);
+        expect(of(g).work).toBeGreaterThanOrEqual(held[g] - 2 * count[g]);
+        expect(of(g).work).toBeLessThanOrEqual(held[g] + 10 * count[g]);
+      }
+      // A reaped lease is charged the lease: its deadline less its claim, both the server's.
+      expect(of('lost').work).toBe(100);
+    });
+
     it('under tenants: a lane is entitled to its tenant\'s share of the ring times its share within the tenant', async () => {
       const q = queues.queue();
       await lanes.submitMany(q, [

@@ -189,6 +189,31 @@ describe('tenants: settings and ceilings', () => {
     ({ client, lanes } = engine);
   });
 
+  it('tenant() and topTenants() count every pending job of the tenant\'s lanes at every depth, not the lane index\'s powers of two', async () => {
+    const q = queues.queue();
+    await lanes.submitMany(q, Array.from({ length: 3 }, (_, i) => ({ group: 'b', payload: i, opts: { tenant: 'B' } })));
+    for (let n = 1; n <= 9; n++) {
+      await lanes.submit(q, n % 2 ? 'a1' : 'a2', n, { tenant: 'A' });
+      expect(await lanes.tenant(q, 'A')).toMatchObject({ pending: n, lanes: n === 1 ? 1 : 2 });
+    }
+    // Claims take from both tenants: B's lane of 3 is served by the same turns as A's.
+    for (let i = 0; i < 4; i++) await lanes.claim(q);
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ pending: 7, active: 2 });
+    expect(await lanes.tenant(q, 'B')).toMatchObject({ pending: 1, active: 2 });
+    expect(await lanes.topTenants(q, 2)).toEqual([{ tenant: 'A', pending: 7 }, { tenant: 'B', pending: 1 }]);
+  });
+
+  it('topTenants reads tenants of thousands of lanes in scripts of 1,000 lanes, going on inside a tenant, and sums them exactly', async () => {
+    const q = queues.queue();
+    const spread = (tenant: string, lanesOf: number, jobsEach: number) => Array.from({ length: lanesOf * jobsEach },
+      (_, i) => ({ group: `${tenant}-${i % lanesOf}`, payload: i, opts: { tenant } }));
+    await lanes.submitMany(q, [...spread('big', 1_500, 2), ...spread('mid', 1_200, 3), ...spread('small', 300, 1)]);
+    expect(await lanes.topTenants(q, 3)).toEqual([
+      { tenant: 'mid', pending: 3_600 }, { tenant: 'big', pending: 3_000 }, { tenant: 'small', pending: 300 },
+    ]);
+    expect(await lanes.topTenants(q, 1)).toEqual([{ tenant: 'mid', pending: 3_600 }]);
+  });
+
   it('tenantLimit: a tenant at its ceiling is off the queue ring (its lanes stay on its own) and rejoins when a job ends', async () => {
     const q = queues.queue();
     const k = keysOf(q);
