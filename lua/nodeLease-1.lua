@@ -12,9 +12,11 @@
   ARGV[3] leaseMs  lease length (take, renew), >= 1
   ARGV[4] node     the number held (renew, release)
 
-  Reply: take: the number taken, or -1 - n when all 1,024 are held (n: where the search started,
-  which the caller then keeps, as it would without leases); renew: 1, or 0 when the number is no
-  longer this holder's; release: 1, or 0 when the number was not this holder's.
+  Reply: { result, now }: now the server's clock (ms), from which the holder learns how far its own
+  clock is off (ids are minted on the server's clock, see lib/ids/node-lease.ts); result for take:
+  the number taken, or -1 - n when all 1,024 are held (n: where the search started, which the caller
+  then keeps, as it would without leases); renew: 1, or 0 when the number is no longer this holder's;
+  release: 1, or 0 when the number was not this holder's.
   Clock: server TIME. Cost: take reads up to 1,024 fields (about 1 ms when all are held), once per
   process start; renew and release O(1). One key, so it runs on any node of a cluster.
 ]]
@@ -34,19 +36,19 @@ if action == 'take' then
     local ends = held and tonumber(string.match(held, ' (%d+)$'))
     if not ends or ends <= now then
       rcall('HSET', KEYS[1], n, token .. ' ' .. string.format('%d', now + leaseMs))
-      return tonumber(n)
+      return { tonumber(n), now }
     end
   end
-  return -1 - start
+  return { -1 - start, now }
 end
 if action ~= 'renew' and action ~= 'release' then
   return redis.error_reply('ERR echomq: nodeLease action must be take, renew or release')
 end
 local held = node and rcall('HGET', KEYS[1], node)
-if not held or string.match(held, '^(%w+) ') ~= token then return 0 end
+if not held or string.match(held, '^(%w+) ') ~= token then return { 0, now } end
 if action == 'renew' then
   rcall('HSET', KEYS[1], node, token .. ' ' .. string.format('%d', now + leaseMs))
 else
   rcall('HDEL', KEYS[1], node)
 end
-return 1
+return { 1, now }

@@ -13,6 +13,8 @@ const MAX_NODE = 1023;
 let node = Math.floor(Math.random() * (MAX_NODE + 1));
 let lastMs = -1;
 let seq = 0;
+/** How far the server's clock is ahead of this process's (ms): see setJobIdClockOffset. */
+let clockOffsetMs = 0;
 
 function encode(ms: number, nodeBits: number, sequence: number): string {
   let v = (BigInt(ms) << 22n) | (BigInt(nodeBits) << 12n) | BigInt(sequence);
@@ -29,7 +31,7 @@ function encode(ms: number, nodeBits: number, sequence: number): string {
  * back, or more than 4,096 ids in a millisecond, borrows the next millisecond instead.
  */
 export function mintJobId(): string {
-  let ms = Date.now() - EPOCH_MS;
+  let ms = Date.now() + clockOffsetMs - EPOCH_MS;
   if (ms <= lastMs) {
     ms = lastMs;
     seq += 1;
@@ -54,6 +56,23 @@ export function setJobIdNode(value: number): void {
     lastMs += 1;
     seq = -1;
   }
+}
+
+/**
+ * @internal Mints on the server's clock: `offsetMs` is how far it is ahead of this process's (the
+ * node lease measures it at every take and renewal). A minted id's time is its job's submit time,
+ * which head ages (headWaitMs, oldestWaitMs) and submittedAt count from on the server's clock; a host
+ * whose clock is off would otherwise make its jobs look older, or not waiting at all. A correction
+ * back in time borrows milliseconds as a clock stepping back does, so ids still never sort before
+ * earlier ones.
+ */
+export function setJobIdClockOffset(offsetMs: number): void {
+  if (Number.isFinite(offsetMs)) clockOffsetMs = Math.round(offsetMs);
+}
+
+/** @internal How far the server's clock is ahead of this process's, as ids are minted (ms). */
+export function jobIdClockOffset(): number {
+  return clockOffsetMs;
 }
 
 /** @internal This process's node number. */

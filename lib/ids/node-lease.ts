@@ -1,10 +1,16 @@
 import type { LoggerService } from '@nestjs/common';
 import { randomBytes } from 'crypto';
 import type { LaneScripts } from '../scripts/lane-scripts';
-import { jobIdNode, setJobIdNode } from './job-id';
+import { jobIdClockOffset, jobIdNode, setJobIdClockOffset, setJobIdNode } from './job-id';
 
 /** How long a number stays held without renewal: a process stalled this long may lose it. */
 export const NODE_LEASE_MS = 10 * 60_000;
+
+/** A round trip longer than this says too little about the server's clock to set the mint clock by. */
+const CLOCK_TRIP_MAX_MS = 1_000;
+
+/** Offsets that differ by less than this are one clock (a round trip's asymmetry): the mint clock stays. */
+const CLOCK_STEP_MIN_MS = 2;
 
 /** How long the shutdown waits for the server to take the number back. */
 const RELEASE_WAIT_MS = 1_000;
@@ -15,6 +21,7 @@ const every = (ms: number): string => (ms < 1_000 ? `${ms} ms` : `${Math.round(m
  * @internal This process's job-id node number, held on the server as a lease (lua/nodeLease-1.lua)
  * while the module runs: no other live process is handed the same number, so no two mint the same
  * id, however many processes started before. Renewed well within the lease; given back at shutdown.
+ * Each take and renewal also reads the server's clock, and ids are minted on it (setJobIdClockOffset).
  */
 export class JobIdNodeLease {
   private readonly token = randomBytes(12).toString('hex');
@@ -47,7 +54,7 @@ export class JobIdNodeLease {
    * so once, and asks again at every renewal until a number comes free.
    */
   async take(): Promise<void> {
-    const n = await this.scripts.nodeLease(this.key, 'take', this.token, this.leaseMs);
+    const n = await this.lease('take');
     if (this.released) {
       if (n >= 0) await this.scripts.nodeLease(this.key, 'release', this.token, this.leaseMs, n).catch(() => undefined);
       return;
@@ -89,6 +96,19 @@ export class JobIdNodeLease {
     clearTimeout(timer);
   }
 
+  /** One call of the lease script, the mint clock set from the server's clock it read (see setJobIdClockOffset). */
+  private async lease(action: 'take' | 'renew', n?: number): Promise<number> {
+    const sent = Date.now();
+    const { result, serverMs } = await this.scripts.nodeLease(this.key, action, this.token, this.leaseMs, n);
+    const back = Date.now();
+    if (back - sent <= CLOCK_TRIP_MAX_MS && serverMs > 0) {
+      // NOTE: the script ran somewhere in the round trip; its middle is the best guess.
+      const offset = serverMs - (sent + back) / 2;
+      if (Math.abs(offset - jobIdClockOffset()) >= CLOCK_STEP_MIN_MS) setJobIdClockOffset(offset);
+    }
+    return result;
+  }
+
   private async renew(): Promise<void> {
     const n = this.held;
     try {
@@ -96,7 +116,7 @@ export class JobIdNodeLease {
         if (this.sharing) await this.take();
         return;
       }
-      if (await this.scripts.nodeLease(this.key, 'renew', this.token, this.leaseMs, n)) return;
+      if (await this.lease('renew', n)) return;
       // NOTE: the lease ran out (this process stalled for longer than it) and may be another's now.
       this.held = undefined;
       await this.take();

@@ -472,12 +472,14 @@ export class LaneScripts {
 
   /**
    * Takes, renews or releases a job-id node number held under `token` in `leasesKey` (see
-   * lua/nodeLease-1.lua): the number taken (-1 - n when all are held), or 1 / 0 for renew and release.
+   * lua/nodeLease-1.lua): `result` the number taken (-1 - n when all are held), or 1 / 0 for renew
+   * and release; `serverMs` the server's clock when the script ran.
    */
-  async nodeLease(leasesKey: string, action: 'take' | 'renew' | 'release', token: string, leaseMs: number, node = -1): Promise<number> {
+  async nodeLease(leasesKey: string, action: 'take' | 'renew' | 'release', token: string, leaseMs: number, node = -1): Promise<{ result: number; serverMs: number }> {
     // NOTE: unbounded: a number taken late is still this process's (it mints with it once it lands).
-    return Number(await this.run(`the job-id node lease (${action})`, '', 'nodeLease', [leasesKey], [action, token, leaseMs, node],
-      { prefix: leasesKey.slice(0, leasesKey.lastIndexOf(':')), unbounded: true }));
+    const [result, serverMs] = (await this.run(`the job-id node lease (${action})`, '', 'nodeLease', [leasesKey], [action, token, leaseMs, node],
+      { prefix: leasesKey.slice(0, leasesKey.lastIndexOf(':')), unbounded: true })) as [number, number];
+    return { result: Number(result), serverMs: Number(serverMs) };
   }
 
   /**

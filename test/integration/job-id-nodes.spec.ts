@@ -1,5 +1,5 @@
 import { JobIdNodeLease } from '../../lib/ids/node-lease';
-import { jobIdNode } from '../../lib/ids/job-id';
+import { decodeJobId, jobIdNode, mintJobId } from '../../lib/ids/job-id';
 import { nodeLeaseKey } from '../../lib/redis/lane-keys';
 import { LaneScripts } from '../../lib/scripts/lane-scripts';
 import { engineFixture, serverTimeMs } from '../support/engine';
@@ -124,5 +124,27 @@ describe('job-id node numbers held as leases', () => {
     expect(token).toMatch(/^[0-9a-f]{24}$/);
     await app.close();
     expect(await engine.client.hexists(KEY, String(node))).toBe(0);
+  });
+
+  // NOTE: last in the file: the skews move this process's mint clock, and ids never go back.
+  it('mints on the server\'s clock, measured at every take: a host clock 30 s behind or ahead still gives jobs their server-clock submit time and head age', async () => {
+    const realNow = Date.now.bind(Date);
+    for (const skew of [-30_000, 30_000]) {
+      const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
+      try {
+        await lease().take();
+        const server = await serverTimeMs(engine.client);
+        expect(Math.abs(decodeJobId(mintJobId()).ms - server)).toBeLessThan(500);
+        const q = engine.queues.queue();
+        await engine.lanes.submit(q, 'a', 1);
+        await new Promise((r) => setTimeout(r, 300));
+        const waited = (await engine.lanes.lane(q, 'a')).headWaitMs!;
+        expect(waited).toBeGreaterThanOrEqual(250);
+        expect(waited).toBeLessThan(1_500);
+      } finally {
+        spy.mockRestore();
+      }
+    }
+    await lease().take();
   });
 });
