@@ -26,7 +26,7 @@
   rateCount, rateSpanMs, tenant ('' none), tenantRingIndex (the lane's place on its tenant's ring, -1
   when out of it or under none) }, or an empty array when the job is not pending. rateCount and
   rateSpanMs: the completions of the queue's current busy spell and the ms they took (see
-  presentRate; 0, 0 without a rate). Under a tenant, ringIndex is the tenant's entry's place on the
+  presentRate, which the job's ready time also informs; 0, 0 without a rate). Under a tenant, ringIndex is the tenant's entry's place on the
   queue's ring.
   `ahead`: with one claimer that completes each job before its next claim, a job at rank r of a
   lane at ring index i is served after r jobs of its own lane and, for each other ring lane l at
@@ -47,6 +47,7 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "presentRate"
+--- @include "headReady"
 --- @include "laneTimers"
 
 local base, id, exactUpTo = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -126,5 +127,5 @@ else
   if tenant then rank = bound(r, p or laneLength, laneLength, p ~= nil) end
   ahead = bound(rank, i or ringLength, ringLength, i ~= nil)
 end
-local rateCount, rateSpanMs = presentRate(KEYS[4], now)
+local rateCount, rateSpanMs = presentRate(KEYS[4], now, headReady(base, id))
 return { r, i or -1, ringLength, ahead, exact and 1 or 0, rateCount, rateSpanMs, tenant or '', tenant and (p or -1) or -1 }

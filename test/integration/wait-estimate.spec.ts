@@ -71,7 +71,7 @@ describe('the wait estimate of position()', () => {
     expect(p.estimatedWaitMs!).toBeGreaterThan(5_000);
   });
 
-  it('a slow, steady stream with short gaps keeps its whole run; a stalled one falls back to the minute', async () => {
+  it('a slow, steady stream with short gaps keeps its whole run; a stalled one falls back to the minute, a burst after a quiet stretch to its last completion', async () => {
     const q = queues.queue();
     const last = await laneOf(q, 11);
     // One completion every 3 s for the last 30 s: gaps of 2 empty seconds never end the spell.
@@ -81,13 +81,42 @@ describe('the wait estimate of position()', () => {
     const firstAt = (a.sec - 30) * 1000 + 300;
     expect(a.p.estimatedWaitMs!).toBeGreaterThanOrEqual(Math.floor((10 * ((a.before - firstAt) * 12) / 11) / 11) - 2);
     expect(a.p.estimatedWaitMs!).toBeLessThanOrEqual(Math.ceil((10 * ((a.after - firstAt) * 12) / 11) / 11) + 2);
-    // Nothing in the last 5 s, 20 completions 40 to 21 s ago: the minute counts, from its oldest.
+    // Nothing in the last 5 s, 20 completions 40 to 21 s ago, and the job ready since before them (it
+    // waited through the gap: stalled consumers): the minute counts, from its oldest to now.
     const stalled: Record<number, number> = {};
     for (let s = -40; s <= -21; s++) stalled[s] = 1;
+    await client.hset(keysOf(q).job(last), 'at', `:${(await serverTimeMs(client)) - 45_000}`);
     const b = await readWithBuckets(q, last, stalled);
     const oldest = (b.sec - 40) * 1000 + 300;
     expect(b.p.estimatedWaitMs!).toBeGreaterThanOrEqual(Math.floor((10 * ((b.before - oldest) * 21) / 20) / 20) - 2);
     expect(b.p.estimatedWaitMs!).toBeLessThanOrEqual(Math.ceil((10 * ((b.after - oldest) * 21) / 20) / 20) + 2);
+    // The same completions, the job ready only now (it came after the queue fell quiet): the quiet
+    // stretch says nothing of how fast the queue serves, so the minute counts up to the end of the
+    // last second with a completion, and the first estimates of a burst are not inflated by it.
+    await client.hdel(keysOf(q).job(last), 'at');
+    const c = await readWithBuckets(q, last, stalled);
+    const busy = ((c.sec - 20) * 1000 - ((c.sec - 40) * 1000 + 300)) * 21 / 20;
+    expect(c.p.estimatedWaitMs!).toBeGreaterThanOrEqual(Math.floor((10 * busy) / 20) - 2);
+    expect(c.p.estimatedWaitMs!).toBeLessThanOrEqual(Math.ceil((10 * busy) / 20) + 2);
+  });
+
+  it('a young spell counts from when its job was ready (its first completion came a job\'s time after its work began), not before the previous spell ended', async () => {
+    const q = queues.queue();
+    const last = await laneOf(q, 11);
+    const job = keysOf(q).job(last);
+    // One completion, in the last second; the job ready 5 s before it: 10 ahead at 1 per ~6 s.
+    const readyAt = async (offset: number) => client.hset(job, 'at', `:${(await serverTimeMs(client)) + offset}`);
+    await readyAt(-5_000);
+    const a = await readWithBuckets(q, last, { [-1]: 1 });
+    const began = Number((await client.hget(job, 'at'))!.slice(1));
+    expect(a.p.estimatedWaitMs!).toBeGreaterThanOrEqual(10 * (a.before - began) - 20);
+    expect(a.p.estimatedWaitMs!).toBeLessThanOrEqual(10 * (a.after - began) + 20);
+    // Ready 30 s ago, through an earlier spell that ended 19 s ago: counted from that spell's end.
+    await readyAt(-30_000);
+    const b = await readWithBuckets(q, last, { [-25]: 4, [-20]: 5, [-1]: 1 });
+    const spellEnd = (b.sec - 19) * 1000;
+    expect(b.p.estimatedWaitMs!).toBeGreaterThanOrEqual(10 * (b.before - spellEnd) - 20);
+    expect(b.p.estimatedWaitMs!).toBeLessThanOrEqual(10 * (b.after - spellEnd) + 20);
   });
 
   it('after a quiet minute, a burst: the estimate for a job 100 ahead is within 2x of its actual wait on a steady consumer', async () => {
