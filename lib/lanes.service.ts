@@ -24,6 +24,7 @@ import { LaneTenants } from './lanes/tenants';
 import { LaneFairness } from './lanes/fairness';
 import { LaneSharding } from './lanes/sharding';
 import { nodeLeaseKey } from './redis/lane-keys';
+import { EchoMqQueueRegistry } from './queues/queue-defaults';
 import { duplicateClient } from './redis/redis-connection';
 import type { LaneKeys } from './redis/lane-keys';
 import type { RedisClient } from './scripts/lane-scripts';
@@ -59,8 +60,9 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     @Inject(ECHOMQ_REDIS_CLIENT) client: RedisClient,
     @Inject(ECHOMQ_MODULE_OPTIONS) options: ResolvedEchoMqOptions,
     @Optional() connections?: EchoMqConnections,
+    @Optional() registry?: EchoMqQueueRegistry,
   ) {
-    this.ctx = new LaneContext(client, options);
+    this.ctx = new LaneContext(client, options, registry);
     this.connections = connections;
     this.logger = echoMqLogger(options);
     this.admission = new LaneAdmission(this.ctx);

@@ -70,7 +70,7 @@ export class LaneAcks {
     const id = checkJobId('jobId', jobId, k.queue);
     const t = checkToken(token, k.queue);
     const o = checkOptions<FailOptions>('opts', opts, k.queue);
-    const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
+    const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.maxAttemptsOf(k.queue);
       if (o.dead !== undefined && typeof o.dead !== 'boolean') {
         throw new EchoMqError(invalidArgument('opts.dead', 'must be a boolean', o.dead), { argument: 'opts.dead', queue: k.queue });
       }

@@ -12,7 +12,7 @@ export class LaneJobs {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
     const row = await this.ctx.scripts.job(await this.ctx.shards.ofJob(k, id), id);
-    return row && toJobInfo(k.queue, row, this.ctx.options.maxAttempts);
+    return row && toJobInfo(k.queue, row, this.ctx.maxAttemptsOf(k.queue));
   }
 
   async position(queue: string, jobId: unknown): Promise<LanePosition | null> {
@@ -38,7 +38,7 @@ export class LaneJobs {
   }
 }
 
-/** @internal A job row as the public JobInfo; `defaultMax` is the module's maxAttempts. */
+/** @internal A job row as the public JobInfo; `defaultMax`: the attempts of a job whose row names none (LaneContext.maxAttemptsOf). */
 export function toJobInfo(queue: string, row: JobRow, defaultMax: number): JobInfo {
   const info: JobInfo = {
     id: row.id,

@@ -1,4 +1,5 @@
 import type { ResolvedEchoMqOptions } from '../interfaces';
+import type { EchoMqQueueRegistry } from '../queues/queue-defaults';
 import { withinCallTimeout } from '../redis/call-deadline';
 import { Durability } from '../redis/durability';
 import { LaneKeys } from '../redis/lane-keys';
@@ -19,10 +20,18 @@ export class LaneContext {
   readonly shards: ShardRouter;
   private readonly keys = new Map<string, LaneKeys>();
 
-  constructor(readonly client: RedisClient, readonly options: ResolvedEchoMqOptions) {
+  constructor(readonly client: RedisClient, readonly options: ResolvedEchoMqOptions, private readonly registry?: EchoMqQueueRegistry) {
     this.scripts = new LaneScripts(client, undefined, options.compat === 'echomq', options.callTimeoutMs);
     this.durability = new Durability(client, options);
     this.shards = new ShardRouter(client, options, (op, k, pending) => this.read(op, k, pending));
+  }
+
+  /**
+   * The attempts a job of `queue` gets when neither its submit nor the call names them: the queue's
+   * registered default (registerQueue), as its consumers apply it, else the module's.
+   */
+  maxAttemptsOf(queue: string): number {
+    return this.registry?.defaultsOf(queue).maxAttempts ?? this.options.maxAttempts;
   }
 
   /**

@@ -14,7 +14,7 @@ export class LaneRecovery {
   async reap(queue: string, opts: unknown): Promise<number> {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<FailOptions>('opts', opts, k.queue);
-    const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.options.maxAttempts;
+    const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.maxAttemptsOf(k.queue);
     return everyShard(await this.ctx.shards.all(k), async (shard) => {
       let total = 0;
       for (;;) {

@@ -109,7 +109,7 @@ export class LaneWaiting {
   /** Resolves a waiter when the row is gone (null) or finished; leaves it waiting otherwise. */
   private settle(queue: string, id: string, row: JobRow | null, waiter: Waiter): void {
     if (!row) waiter.resolve(null);
-    else if (isFinished(row)) waiter.resolve(toJobInfo(queue, row, this.ctx.options.maxAttempts));
+    else if (isFinished(row)) waiter.resolve(toJobInfo(queue, row, this.ctx.maxAttemptsOf(queue)));
   }
 
   private join(k: LaneKeys, id: string, waiter: Waiter): void {
@@ -169,7 +169,7 @@ export class LaneWaiting {
     if (!row) return;
     const set = this.waiters.get(`${channel}\n${row.id}`);
     if (!set) return;
-    for (const waiter of [...set]) waiter.resolve(toJobInfo(waiter.queue, row, this.ctx.options.maxAttempts));
+    for (const waiter of [...set]) waiter.resolve(toJobInfo(waiter.queue, row, this.ctx.maxAttemptsOf(waiter.queue)));
   }
 
   private async recheckAll(): Promise<void> {
