@@ -63,6 +63,12 @@ export class LaneSharding {
     if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
     this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen: count > 1 ? gen : undefined });
     await move.clear(plan);
+    // NOTE: a shard the new map drops hands its totals to shard 0, so they still count from the queue's start.
+    const kept = new Set(newShards.map((s) => s.base));
+    for (const shard of oldShards.filter((s) => !kept.has(s.base))) {
+      const totals = await this.ctx.scripts.foldTotals(shard, 'take');
+      if (totals.some((n) => n > 0)) await this.ctx.scripts.foldTotals(k, 'add', totals);
+    }
     // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua): the
     // bindings go, and the lanes with settings under a tenant are bound again where they now live.
     await Promise.all([k, ...[...others.values()].map(([shard]) => shard)].map((shard) => this.ctx.scripts.setShards(shard, count, 'unbind')));

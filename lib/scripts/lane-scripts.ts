@@ -140,6 +140,7 @@ export const SCRIPT_OF = {
   oldestLanes: 'oldestLanes',
   topLanes: 'bandDepths',
   shards: 'setShards',
+  foldTotals: 'foldTotals',
   bindLanes: 'bindLanes',
   moveLane: 'moveLane',
 } as const;
@@ -344,11 +345,6 @@ export class LaneScripts {
   }
 
   /**
-   * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
-   * map, `n`, its shards' `tags` and the map's `gen` ('set'), or drops the shard's lane bindings
-   * ('unbind', see lua/setShards); whether the shard was empty (nothing written when not), and the count before.
-   */
-  /**
    * Binds lanes to tenants in their home shard `k` (see lua/bindLanes); `away`: the tenant's shard is
    * another; `from`: the tenant a lane moves from (its shard recorded it gone), absent for a lane bound to none.
    */
@@ -370,11 +366,24 @@ export class LaneScripts {
     return reply[0] === 'ok';
   }
 
+  /**
+   * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
+   * map, `n`, its shards' `tags` and the map's `gen` ('set'), or drops the shard's lane bindings
+   * ('unbind', see lua/setShards); whether the shard was empty (nothing written when not), and the count before.
+   */
   async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind', tags: string[] | null = null, gen = ''):
     Promise<{ empty: boolean; before: number }> {
     const [empty, before] = (await this.run('shards', k.queue, 'setShards', [k.shards],
       [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen])) as [number, number];
     return { empty: Number(empty) === 1, before: Number(before) };
+  }
+
+  /**
+   * A dropped shard's totals handed to shard 0 (see lua/foldTotals): 'take' them from shard `k` (they
+   * are deleted there), then 'add' them to shard 0's.
+   */
+  async foldTotals(k: LaneKeys, mode: 'take' | 'add', totals: number[] = []): Promise<number[]> {
+    return ((await this.run('shards', k.queue, 'foldTotals', [k.stats], [k.base, mode, ...totals])) as number[]).map(Number);
   }
 
   /** The entries of a queue's (or a shard's) ring: its list and its virtual-time set (one of them is empty). */

@@ -126,6 +126,13 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     }
     const stats = await lanes.stats(q);
     expect([stats.shards, stats.totals.submitted, stats.totals.completed, stats.pending, stats.active]).toEqual([4, 100, 100, 0, 0]);
+    // Fewer shards: the dropped shards' totals go to shard 0, so the totals still count from the start.
+    await lanes.shards(q, 2);
+    expect((await lanes.stats(q)).totals).toMatchObject({ submitted: 100, completed: 100 });
+    await lanes.shards(q, 1);
+    expect((await lanes.stats(q)).totals).toMatchObject({ submitted: 100, completed: 100 });
+    await lanes.shards(q, 4);
+    expect((await lanes.stats(q)).totals).toMatchObject({ submitted: 100, completed: 100 });
   });
 
   it('a process that did not submit or claim a job finds it by id (job, complete, fail, position, waitFor, retryDead, cancel)', async () => {
