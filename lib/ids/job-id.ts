@@ -70,11 +70,6 @@ export function setJobIdClockOffset(offsetMs: number): void {
   if (Number.isFinite(offsetMs)) clockOffsetMs = Math.round(offsetMs);
 }
 
-/** @internal How far the server's clock is ahead of this process's, as ids are minted (ms). */
-export function jobIdClockOffset(): number {
-  return clockOffsetMs;
-}
-
 /** @internal This process's node number. */
 export function jobIdNode(): number {
   return node;

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { randomBytes } from 'crypto';
 import type { LaneScripts } from '../scripts/lane-scripts';
-import { jobIdClockOffset, jobIdNode, setJobIdClockOffset, setJobIdNode } from './job-id';
+import { jobIdNode, setJobIdClockOffset, setJobIdNode } from './job-id';
 
 /** How long a number stays held without renewal: a process stalled this long may lose it. */
 export const NODE_LEASE_MS = 10 * 60_000;
@@ -9,8 +9,12 @@ export const NODE_LEASE_MS = 10 * 60_000;
 /** A round trip longer than this says too little about the server's clock to set the mint clock by. */
 const CLOCK_TRIP_MAX_MS = 1_000;
 
-/** Offsets that differ by less than this are one clock (a round trip's asymmetry): the mint clock stays. */
-const CLOCK_STEP_MIN_MS = 2;
+/**
+ * A clock off by less than this (a host kept in step by NTP, or the server's own machine) is taken as the
+ * server's: ids are minted on it as they are, and a submit's mint time stays between the caller's
+ * `Date.now()` before and after it.
+ */
+const CLOCK_SKEW_MIN_MS = 25;
 
 /** How long the shutdown waits for the server to take the number back. */
 const RELEASE_WAIT_MS = 1_000;
@@ -102,9 +106,11 @@ export class JobIdNodeLease {
     const { result, serverMs } = await this.scripts.nodeLease(this.key, action, this.token, this.leaseMs, n);
     const back = Date.now();
     if (back - sent <= CLOCK_TRIP_MAX_MS && serverMs > 0) {
-      // NOTE: the script ran somewhere in the round trip; its middle is the best guess.
-      const offset = serverMs - (sent + back) / 2;
-      if (Math.abs(offset - jobIdClockOffset()) >= CLOCK_STEP_MIN_MS) setJobIdClockOffset(offset);
+      // NOTE: the script ran before the reply came back, so serverMs - back is at most the true offset:
+      // a clock it corrects never mints ahead of the server's (a job submitted with delayMs d is due no
+      // sooner than d after its mint time), and lags it by at most the round trip.
+      const offset = Math.floor(serverMs - back);
+      setJobIdClockOffset(Math.abs(offset) < CLOCK_SKEW_MIN_MS ? 0 : offset);
     }
     return result;
   }
