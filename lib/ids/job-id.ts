@@ -16,15 +16,23 @@ let seq = 0;
 /** How far the server's clock is ahead of this process's (ms): see setJobIdClockOffset. */
 let clockOffsetMs = 0;
 
-function encode(ms: number, nodeBits: number, sequence: number): string {
-  let v = (BigInt(ms) << 22n) | (BigInt(nodeBits) << 12n) | BigInt(sequence);
+/** A 63-bit value as 11 base62 digits, zero-padded. */
+function digitsOf(value: bigint): string {
+  let v = value;
   const out = new Array<string>(11);
   for (let i = 10; i >= 0; i--) {
     out[i] = ALPHABET[Number(v % 62n)];
     v /= 62n;
   }
-  return 'JOB' + out.join('');
+  return out.join('');
 }
+
+function encode(ms: number, nodeBits: number, sequence: number): string {
+  return 'JOB' + digitsOf((BigInt(ms) << 22n) | (BigInt(nodeBits) << 12n) | BigInt(sequence));
+}
+
+/** The largest id's digits: 11 base62 digits reach past 2^63, the snowflake's width. */
+const MAX_DIGITS = digitsOf((1n << 63n) - 1n);
 
 /**
  * Mints a job id. Ids minted in one process never sort before an earlier one: a clock that steps
@@ -75,9 +83,10 @@ export function jobIdNode(): number {
   return node;
 }
 
-/** Whether a value is a well-formed job id. */
+/** Whether a value is a well-formed job id: `JOB` and 11 base62 digits of a 63-bit snowflake. */
 export function isJobId(value: unknown): value is string {
-  return typeof value === 'string' && JOB_ID.test(value);
+  // NOTE: fixed width and an alphabet in ASCII order, so digits compare as the numbers they encode.
+  return typeof value === 'string' && JOB_ID.test(value) && value.slice(3) <= MAX_DIGITS;
 }
 
 /** @internal Decodes a job id to its parts. */

@@ -30,7 +30,9 @@ describe('job ids', () => {
       expect(isJobId(bad)).toBe(false);
     }
     expect(isJobId('JOB00000000000')).toBe(true);
-    expect(isJobId('JOBzzzzzzzzzzz')).toBe(true);
+    // 11 base62 digits reach past 2^63: the snowflake's width bounds them (2^63 - 1 is JOBAzL8n0Y58m7).
+    expect(isJobId('JOBAzL8n0Y58m7')).toBe(true);
+    for (const past of ['JOBAzL8n0Y58m8', 'JOBB0000000000', 'JOBzzzzzzzzzzz']) expect(isJobId(past)).toBe(false);
   });
 
   it('are strictly increasing over 100,000 mints, in byte order', () => {
