@@ -20,8 +20,9 @@ export const wellFormedRule =
 export const payloadNotJson = (reason: string, argument = 'payload'): string =>
   `Invalid argument "${argument}": it must be JSON-serialisable (${reason}). Pass plain objects, arrays, strings, numbers, booleans or null.`;
 
-export const payloadTooLarge = (bytes: number, max: number, argument = 'payload'): string =>
-  `Invalid argument "${argument}": its JSON is ${bytes} bytes, over the limit of ${max}. Store large data elsewhere and submit a reference, or raise maxPayloadBytes.`;
+/** `knob`: the module option that sets the limit, or null for a fixed one (progress: 64 KiB). */
+export const payloadTooLarge = (bytes: number, max: number, argument = 'payload', knob: string | null = 'maxPayloadBytes'): string =>
+  `Invalid argument "${argument}": its JSON is ${bytes} bytes, over the limit of ${max}. Store large data elsewhere and pass a reference${knob ? `, or raise ${knob}` : ' (the limit is fixed)'}.`;
 
 export const scriptsDirEmpty = (dir: string): string =>
   `EchoMQ found no Lua scripts in ${dir}; the package's lua/ folder is missing or empty. Reinstall @echomq/nestjs.`;

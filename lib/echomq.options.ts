@@ -32,6 +32,13 @@ export function resolveEchoMqOptions(options: EchoMqModuleOptions = {}): Resolve
     }
     resolved.compat = options.compat;
   }
+  // NOTE: ioredis takes a string it cannot parse as a URL for a Unix socket path, so 'http://host' would
+  // connect to nothing, retrying forever; a string with a scheme must name a Redis one.
+  const scheme = typeof resolved.connection === 'string' ? /^([a-z][a-z0-9+.-]*):\/\//i.exec(resolved.connection)?.[1] : undefined;
+  if (scheme !== undefined && !['redis', 'rediss'].includes(scheme.toLowerCase())) {
+    throw new EchoMqError(`Invalid argument "connection": a URL must start with redis:// or rediss:// (TLS), not ${scheme}://; or pass RedisOptions, a Unix socket path, or a client.`,
+      { argument: 'connection' });
+  }
   checkName('prefix', resolved.prefix);
   checkInt('leaseMs', resolved.leaseMs, 1);
   checkInt('maxAttempts', resolved.maxAttempts, 1);

@@ -91,7 +91,7 @@ export class LaneAcks {
     if (!isNumber && !isObject) {
       throw new EchoMqError(invalidArgument('value', 'must be a finite number or a JSON object', value), { argument: 'value', queue: k.queue });
     }
-    const text = encodePayload(value, MAX_PROGRESS_BYTES, k.queue, 'value');
+    const text = encodePayload(value, MAX_PROGRESS_BYTES, k.queue, 'value', null);
     return this.ctx.scripts.progress(await this.ctx.shards.ofJob(k, id), id, t, text);
   }
 

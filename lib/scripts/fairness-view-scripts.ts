@@ -50,7 +50,10 @@ export class FairnessViewScripts {
     lanes.sort((a, b) => b.served - a.served || (a.group < b.group ? -1 : 1));
     const sum = xs.reduce((a, x) => a + x, 0);
     const squares = xs.reduce((a, x) => a + x * x, 0);
-    return { windowMs: WINDOW_MS, lanes: lanes.slice(0, count), jain: xs.length >= 2 && squares > 0 ? (sum * sum) / (xs.length * squares) : null };
+    // NOTE: backlogged lanes that were all served nothing (a stalled queue) were served alike: 1, as
+    // the index reads for equal shares (0 / 0 otherwise); the oldest head tells of the stall.
+    const jain = xs.length < 2 ? null : squares > 0 ? (sum * sum) / (xs.length * squares) : 1;
+    return { windowMs: WINDOW_MS, lanes: lanes.slice(0, count), jain };
   }
 
   /**

@@ -64,8 +64,8 @@ export function checkOptions<T extends object>(argument: string, value: unknown,
   return value as Partial<T>;
 }
 
-/** Serialises a payload to JSON, within the size limit. */
-export function encodePayload(value: unknown, maxBytes: number, queue?: string, argument = 'payload'): string {
+/** Serialises a payload to JSON, within the size limit (`knob`: the option that sets it, null when fixed). */
+export function encodePayload(value: unknown, maxBytes: number, queue?: string, argument = 'payload', knob: string | null = 'maxPayloadBytes'): string {
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
@@ -76,6 +76,6 @@ export function encodePayload(value: unknown, maxBytes: number, queue?: string, 
     throw new EchoMqError(payloadNotJson(`${typeof value} has no JSON form`, argument), { argument, queue });
   }
   const bytes = Buffer.byteLength(json, 'utf8');
-  if (bytes > maxBytes) throw new EchoMqError(payloadTooLarge(bytes, maxBytes, argument), { argument, queue });
+  if (bytes > maxBytes) throw new EchoMqError(payloadTooLarge(bytes, maxBytes, argument, knob), { argument, queue });
   return json;
 }

@@ -221,6 +221,14 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
       expect(shares.lanes.every((l) => l.tenant === null)).toBe(true);
     });
 
+    it('Jain of backlogged lanes that were all served nothing (a stalled queue) is 1: served alike', async () => {
+      const q = queues.queue();
+      await lanes.submitMany(q, ['a', 'b', 'c'].map((group) => ({ group, payload: 0 })));
+      const s = await lanes.shares(q);
+      expect(s.lanes).toEqual([]);
+      expect(s.jain).toBe(1);
+    });
+
     it('Jain is 1 when backlogged lanes got their weights\' shares, and falls when one is starved', async () => {
       const q = queues.queue();
       await lanes.submitMany(q, ['a', 'b', 'c'].flatMap((group) => [...Array(20).keys()].map((i) => ({ group, payload: i }))));

@@ -37,7 +37,11 @@ describe('messages', () => {
     expect(messages.payloadNotJson('circular')).toMatch(/^Invalid argument "payload": it must be JSON-serialisable \(circular\)\. Pass plain/);
     expect(messages.payloadNotJson('x', 'items[1].payload')).toMatch(/^Invalid argument "items\[1\]\.payload"/);
     expect(messages.payloadTooLarge(2_000, 1_000)).toBe(
-      'Invalid argument "payload": its JSON is 2000 bytes, over the limit of 1000. Store large data elsewhere and submit a reference, or raise maxPayloadBytes.',
+      'Invalid argument "payload": its JSON is 2000 bytes, over the limit of 1000. Store large data elsewhere and pass a reference, or raise maxPayloadBytes.',
+    );
+    // progress has a fixed limit: no option to raise.
+    expect(messages.payloadTooLarge(70_000, 65_536, 'value', null)).toBe(
+      'Invalid argument "value": its JSON is 70000 bytes, over the limit of 65536. Store large data elsewhere and pass a reference (the limit is fixed).',
     );
   });
 

@@ -2,6 +2,7 @@ import { EchoMqError } from '../../lib/errors';
 import {
   checkDedupKey, checkInt, checkJobId, checkName, checkOptInt, checkOptions, checkToken, encodePayload,
 } from '../../lib/validation/validate';
+import { resolveEchoMqOptions } from '../../lib/echomq.options';
 
 /** Runs a check that must throw; returns the EchoMqError. */
 function rejection(check: () => unknown): EchoMqError {
@@ -144,6 +145,19 @@ describe('validate', () => {
         const err = rejection(() => encodePayload(value, 1_000, 'q', 'items[2].payload'));
         expect(err).toMatchObject({ argument: 'items[2].payload', queue: 'q' });
         expect(err.message).toMatch(/^Invalid argument "items\[2\]\.payload": it must be JSON-serialisable/);
+      }
+    });
+  });
+
+  describe('the module\'s connection', () => {
+    it('takes redis:// and rediss:// URLs, socket paths and options, and refuses another scheme, naming connection, with what to pass', () => {
+      for (const ok of ['redis://127.0.0.1:6390', 'REDISS://cache.local:6380', '/var/run/redis.sock', { host: 'x', port: 6390 }]) {
+        expect(() => resolveEchoMqOptions({ connection: ok as never })).not.toThrow();
+      }
+      for (const bad of ['http://nothing', 'valkey://127.0.0.1:6390', 'tcp://10.0.0.1:6379']) {
+        const err = rejection(() => resolveEchoMqOptions({ connection: bad }));
+        expect([err.code, err.argument]).toEqual(['INVALID_ARGUMENT', 'connection']);
+        expect(err.message).toMatch(/must start with redis:\/\/ or rediss:\/\//);
       }
     });
   });
