@@ -24,6 +24,9 @@ export const payloadNotJson = (reason: string, argument = 'payload'): string =>
 export const payloadTooLarge = (bytes: number, max: number, argument = 'payload', knob: string | null = 'maxPayloadBytes'): string =>
   `Invalid argument "${argument}": its JSON is ${bytes} bytes, over the limit of ${max}. Store large data elsewhere and pass a reference${knob ? `, or raise ${knob}` : ' (the limit is fixed)'}.`;
 
+export const connectionClosed = (op: string, queue: string): string =>
+  `EchoMQ's connection to Redis is closed, so ${op}${queue ? ` on queue "${queue}"` : ''} may not have reached the server: the module has shut down (app.close()), or the client given as its connection was closed. Call it while the application runs.`;
+
 export const scriptsDirEmpty = (dir: string): string =>
   `EchoMQ found no Lua scripts in ${dir}; the package's lua/ folder is missing or empty. Reinstall @echomq/nestjs.`;
 

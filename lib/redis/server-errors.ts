@@ -1,4 +1,4 @@
-import { aclRefused, outOfMemory, serverRejected } from '../echomq.messages';
+import { aclRefused, connectionClosed, outOfMemory, serverRejected } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 
 /** The error code of a server reply (its first word), also when Redis 6.2 wraps it in a script error. */
@@ -9,10 +9,14 @@ function replyCode(message: string, code: string): boolean {
 /**
  * @internal Turns what the server refused into an {@link EchoMqError}: out of memory, an ACL
  * refusal (naming the rules the user needs), or any other refusal of a script (code
- * SERVER_REJECTED, the server's text kept). Errors of the connection itself pass through as they
- * are: ioredis retries those.
+ * SERVER_REJECTED, the server's text kept); a call on a closed connection, UNAVAILABLE. Other errors
+ * of the connection pass through as they are: ioredis retries those.
  */
 export function fromServerError(op: string, queue: string, prefix: string, err: unknown): unknown {
+  // NOTE: ioredis rejects with this once its client was closed (quit or disconnect), never to retry.
+  if (err instanceof Error && err.message === 'Connection is closed.') {
+    return new EchoMqError(connectionClosed(op, queue), { code: 'UNAVAILABLE', queue: queue || undefined, cause: err });
+  }
   if (!(err instanceof Error) || err.name !== 'ReplyError') return err;
   const message = err.message;
   if (replyCode(message, 'OOM')) return new EchoMqError(outOfMemory(op, queue), { code: 'OUT_OF_MEMORY', queue, cause: err });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { AddressInfo, connect, createServer } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { EchoMqError } from '../errors';
 
 /** Options of {@link startTestServer}. */
 export interface TestServerOptions {
@@ -64,14 +65,19 @@ export async function spawnServer(bin: string, port: number, dir: string, args: 
     '--protected-mode', 'yes', '--loglevel', 'warning', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d) => (stderr += d));
-  const spawned = new Promise<void>((_, reject) => child.once('error', (err) => reject(new Error(
-    `Could not start "${bin}" (${err.message}). Install a server (apt-get install redis-server) or set REDIS_SERVER_BIN.`))));
+  const spawned = new Promise<void>((_, reject) => child.once('error', (err) => reject(new EchoMqError(
+    `Could not start "${bin}" (${err.message}). Install a server (apt-get install redis-server), or name its binary (opts.bin, or REDIS_SERVER_BIN).`,
+    { code: 'MISCONFIGURED', cause: err }))));
   const deadline = Date.now() + timeoutMs;
   const ready = (async () => {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${bin} exited at start (port ${port}): ${stderr.trim()}`);
+      if (child.exitCode !== null) {
+        throw new EchoMqError(`${bin} exited at start (port ${port}): ${stderr.trim()}. Check the arguments given (opts.args).`, { code: 'MISCONFIGURED' });
+      }
       if (await answersPing(port)) return;
-      if (Date.now() > deadline) throw new Error(`${bin} did not answer on port ${port} within ${timeoutMs} ms: ${stderr.trim()}`);
+      if (Date.now() > deadline) {
+        throw new EchoMqError(`${bin} did not answer on port ${port} within ${timeoutMs} ms: ${stderr.trim()}. Raise opts.startTimeoutMs on a slow machine.`, { code: 'TIMEOUT' });
+      }
       await new Promise((r) => setTimeout(r, 20));
     }
   })();

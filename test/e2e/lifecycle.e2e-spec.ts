@@ -103,6 +103,8 @@ describe('lifecycle of claim loops', () => {
     expect(await c.hget('emq:{life-slow}:stats', 'completed')).toBe('2');
     expect(await c.zcard('emq:{life-slow}:active')).toBe(0);
     await c.quit();
+    // A call after close is refused as the library's error, saying why.
+    await expect(lanes.submit('life-slow', 'a', 3)).rejects.toMatchObject({ name: 'EchoMqError', code: 'UNAVAILABLE', message: expect.stringMatching(/connection to Redis is closed.*app\.close\(\)/) });
   });
 
   it('hands back the jobs of handlers still running at shutdownTimeoutMs, to be served again', async () => {

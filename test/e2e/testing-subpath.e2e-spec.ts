@@ -59,5 +59,7 @@ describe('startTestServer (@echomq/nestjs/testing)', () => {
 
   it('names the binary it could not start', async () => {
     await expect(startTestServer({ bin: '/nonexistent/redis-server' })).rejects.toThrow(/\/nonexistent\/redis-server.*REDIS_SERVER_BIN/);
+    await expect(startTestServer({ bin: '/nonexistent/redis-server' })).rejects.toMatchObject({ name: 'EchoMqError', code: 'MISCONFIGURED' });
+    await expect(startTestServer({ args: ['--no-such-option', 'x'] })).rejects.toMatchObject({ name: 'EchoMqError', code: 'MISCONFIGURED', message: expect.stringMatching(/opts\.args/) });
   });
 });
