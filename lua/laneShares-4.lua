@@ -37,7 +37,7 @@ local rcall = redis.call
 --- @include "shareWindow"
 
 local ROWS_MAX = 500
-local BUDGET = 2000
+local BUDGET = 1000
 
 local base, kind = ARGV[1], ARGV[2]
 if not base or KEYS[1] ~= base .. 'lanes' or (kind ~= 'top' and kind ~= 'rows' and kind ~= 'sums') then
