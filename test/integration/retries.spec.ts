@@ -179,4 +179,20 @@ describe('fail, backoff, dead letters and retryDead', () => {
     expect((await lanes.dead(q, { offset: 1, count: 2 })).map((j) => j.id)).toEqual(ids.slice(1, 3));
     expect(await lanes.dead(q, { offset: 10 })).toEqual([]);
   });
+
+  it('dead() reads past one script\'s 250 rows, in order, from any offset', async () => {
+    const lanes = lanesOn(client);
+    const q = queues.queue();
+    const ids = await lanes.submitMany(q, Array.from({ length: 600 }, (_, i) => ({ group: `g${i % 7}`, payload: i })));
+    for (let left = 600; left > 0;) {
+      const { jobs } = await lanes.claimMany(q, 100);
+      for (const j of jobs) await lanes.fail(q, j.id, j.attempt, 'x', { dead: true });
+      left -= jobs.length;
+    }
+    const all = (await lanes.dead(q)).map((j) => j.id);
+    expect(all).toHaveLength(600);
+    expect(new Set(all).size).toBe(600);
+    expect((await lanes.dead(q, { offset: 100, count: 300 })).map((j) => j.id)).toEqual(all.slice(100, 400));
+    expect((await lanes.dead(q, { offset: 590, count: 300 })).map((j) => j.id)).toEqual(all.slice(590));
+  });
 });
