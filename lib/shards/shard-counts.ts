@@ -5,6 +5,13 @@ import { isTagList } from './shard-tags';
 /** @internal How long a process trusts a queue's shard count before it reads it again (in the background). */
 export const SHARDS_REFRESH_MS = 1_000;
 
+/**
+ * @internal A count this old is read again before it is used, not behind the call: a process that has
+ * not called for that long (no background read since) may hold a map changed meanwhile, and a submit by
+ * an old count can land in a shard the new one drops.
+ */
+export const SHARDS_STALE_MS = 2 * SHARDS_REFRESH_MS;
+
 /** @internal A queue's shard map as read: its count, and its shards' tags when stored (see shard-tags.ts). */
 export interface ShardMap {
   n: number;
@@ -27,7 +34,8 @@ interface Known {
  * `emq:{q}:shards`, see LanesService.shards), and its shards' tags, which it hands to the queue's
  * keys. The first call on a queue waits for the read; later ones get the count at once, and a
  * count over SHARDS_REFRESH_MS old is read again behind them, so a change (made while the queue is
- * empty) reaches every process within about a second.
+ * empty) reaches every process within about a second; one over SHARDS_STALE_MS old (the process was
+ * idle) is read again before the call goes on.
  */
 export class ShardCounts {
   private readonly known = new Map<string, Known>();
@@ -39,6 +47,18 @@ export class ShardCounts {
     const e = this.known.get(k.queue);
     if (e === undefined) return this.readFirst(k);
     if (e.first !== undefined) return e.first;
+    if (Date.now() - e.at >= SHARDS_STALE_MS) {
+      // NOTE: calls made meanwhile share the read; a failed one keeps the count it had.
+      e.first = this.readMap(k).then((m) => {
+        e.first = undefined;
+        this.set(k, m);
+        return m.n;
+      }, () => {
+        e.first = undefined;
+        return e.n;
+      });
+      return e.first;
+    }
     if (Date.now() - e.at >= SHARDS_REFRESH_MS && !e.refreshing) {
       e.refreshing = true;
       // NOTE: a failed refresh keeps the count it had; the next call past the age tries again.
