@@ -451,7 +451,11 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     return this.inspection.lanes(queue);
   }
 
-  /** The first `count` (1 to 1,000) lanes of the ring, in the order claims serve them: O(count). */
+  /**
+   * The first `count` (1 to 1,000) lanes of the ring, in the order claims serve them: O(count). The ring as
+   * stored: a lane whose timer has fallen due (a timed pause over, a rate window reopened) is on it from the
+   * next claim, `stats()` or `position()`, which apply due timers first (`lane()` already counts it in).
+   */
   ring(queue: string, count = 10): Promise<string[]> {
     return this.inspection.ring(queue, count);
   }

@@ -42,7 +42,7 @@ export class LaneInspection {
   async ring(queue: string, count: unknown): Promise<string[]> {
     const k = this.ctx.keysOf(queue);
     const n = checkInt('count', count, 1, LANE_PAGE_MAX, k.queue);
-    // NOTE: in `cost`/`time` fairness the ring's order is its virtual-time set (lua/includes/ringStep.lua);
+    // NOTE: in `cost`/`time` fairness the ring's order is its virtual-time set (lua/includes/ringOps.lua);
     // one of the two is empty, but both are read while a change of fairness moves the entries over.
     const heads = await Promise.all((await this.ctx.shards.all(k)).map(async (s) => {
       const [list, byTime] = await Promise.all([
