@@ -1,6 +1,7 @@
 import type { TenantInfo, TenantPending } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneScripts } from './lane-scripts';
+import { topOrder } from '../shards/merge-top';
 
 /** How many lanes one topTenants() read counts at most (in scripts of 1,000), over about 1,000 tenants. */
 const TOP_TENANT_LANES = 10_000;
@@ -48,7 +49,7 @@ export class TenantScripts {
       }
     } while (left.length > 0 && read < TOP_TENANT_LANES);
     return [...sums].map(([tenant, pending]) => ({ tenant, pending }))
-      .sort((a, b) => b.pending - a.pending || (a.tenant < b.tenant ? -1 : a.tenant > b.tenant ? 1 : 0))
+      .sort(topOrder((t) => t.pending, (t) => t.tenant))
       .slice(0, count);
   }
 
