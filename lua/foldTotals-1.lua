@@ -15,21 +15,20 @@
   Clock: none.
 ]]
 local rcall = redis.call
-local FIELDS = { 'submitted', 'completed', 'retried', 'dead', 'reaped', 'cancelled' }
+--- @include "queueTotals"
 
 local base, mode = ARGV[1], ARGV[2]
 if KEYS[1] ~= base .. 'stats' or (mode ~= 'take' and mode ~= 'add') or (mode == 'add' and #ARGV ~= 8) then
   return redis.error_reply('ERR echomq: foldTotals arguments do not match its keys')
 end
 if mode == 'take' then
-  local counts = rcall('HMGET', KEYS[1], unpack(FIELDS))
-  rcall('HDEL', KEYS[1], unpack(FIELDS))
-  for i = 1, #FIELDS do counts[i] = tonumber(counts[i]) or 0 end
+  local counts = queueTotals(KEYS[1])
+  rcall('HDEL', KEYS[1], unpack(TOTAL_FIELDS))
   return counts
 end
-for i = 1, #FIELDS do
+for i = 1, #TOTAL_FIELDS do
   local n = tonumber(ARGV[2 + i])
   if not n or n % 1 ~= 0 or n < 0 then return redis.error_reply('ERR echomq: foldTotals arguments do not match its keys') end
-  if n > 0 then rcall('HINCRBY', KEYS[1], FIELDS[i], ARGV[2 + i]) end
+  if n > 0 then rcall('HINCRBY', KEYS[1], TOTAL_FIELDS[i], ARGV[2 + i]) end
 end
 return { 1 }

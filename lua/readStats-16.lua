@@ -43,6 +43,7 @@ local rcall = redis.call
 --- @include "completedLastMinute"
 --- @include "laneTimers"
 --- @include "oldestHeads"
+--- @include "queueTotals"
 
 local base = ARGV[1]
 if not base or KEYS[5] ~= base .. 'ring' then
@@ -53,13 +54,13 @@ laneTimers(base, now, { timers = KEYS[9], grate = KEYS[10], gpause = KEYS[11], p
   ringset = KEYS[12], glimit = KEYS[13], gactive = KEYS[14], wake = KEYS[15], lanes = KEYS[7], gweight = KEYS[16] })
 -- NOTE: the oldest head, within a budget (see headBack): past it the caller goes on with oldestLanes.
 local oldest, oldestDone, lastBound, lastMember = oldestHeads(KEYS[7], base, now, 1, 100)
-local h = rcall('HMGET', KEYS[1], 'submitted', 'completed', 'retried', 'dead', 'reaped', 'cancelled')
+local h = queueTotals(KEYS[1])
 local meta = rcall('HMGET', KEYS[8], 'limit', 'fair')
 return {
-  tonumber(h[1]) or 0, tonumber(h[2]) or 0, tonumber(h[3]) or 0, tonumber(h[4]) or 0, tonumber(h[5]) or 0,
+  h[1], h[2], h[3], h[4], h[5],
   rcall('ZCARD', KEYS[2]), rcall('ZCARD', KEYS[3]), rcall('ZCARD', KEYS[4]),
   rcall('ZCOUNT', KEYS[7], '-inf', DEPTH_BELOW_HEADS), rcall('LLEN', KEYS[5]) + rcall('ZCARD', KEYS[5] .. ':vt'), rcall('SCARD', KEYS[6]),
-  completedLastMinute(KEYS[1], now), rcall('HEXISTS', KEYS[8], 'paused'), tonumber(h[6]) or 0,
+  completedLastMinute(KEYS[1], now), rcall('HEXISTS', KEYS[8], 'paused'), h[6],
   tonumber(meta[1]) or -1, meta[2] or 'jobs',
   oldestDone and 1 or 0, oldest[1] and oldest[1][1] or '', oldest[1] and string.format('%d', oldest[1][2]) or '',
   string.format('%d', now), lastBound and string.format('%d', lastBound) or '', lastMember or '',
