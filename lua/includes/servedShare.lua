@@ -64,7 +64,7 @@ end
 
 local function workSettled(base, group, delta, claimedAt, now)
   local n = shareBucket(claimedAt)
-  if delta == 0 or n < shareBucket(now) - 6 then return end
+  if delta == 0 or n < shareOldest(now) then return end
   local key = base .. 'work:' .. numText(n)
   local text = numText(delta)
   -- NOTE: the claim's own entry is there, and its bucket has its TTL: a bucket lives 80 s from its
