@@ -36,6 +36,15 @@ describe('wclaimMany: many weighted turns in one script', () => {
         out['completions in buckets'] = Number(out['completions in buckets'] ?? 0) + Number(value);
         continue;
       }
+      // NOTE: so are the shares' 10 s buckets (lane -> jobs served, or work): what each lane was served
+      // compares, summed over them, whichever bucket the two runs' claims fell in.
+      const share = /:(served|work):\d+$/.exec(key);
+      if (share && key.startsWith(k.base)) {
+        const sums = (out[`${share[1]} by lane`] ??= {}) as Record<string, number>;
+        const flat = value as string[];
+        for (let i = 0; i < flat.length; i += 2) sums[flat[i]] = (sums[flat[i]] ?? 0) + Number(flat[i + 1]);
+        continue;
+      }
       let v = value;
       if (key === k.active || key === k.schedule || key === k.timers) v = (value as string[]).filter((_, i) => i % 2 === 0).sort();
       else if (key.startsWith(`${k.base}job:`)) v = { ...(value as Record<string, string>), at: undefined };
