@@ -13,6 +13,12 @@ const JOB_STATES = ['pending', 'scheduled', 'active', 'dead'] as const;
 const WAIT_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800];
 const HANDLER_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const ERROR_LOG_EVERY_MS = 60_000;
+/**
+ * How long a scrape waits for a queue's reading before it leaves the queue out (callTimeoutMs when
+ * shorter): without a bound, a server that does not answer would hold /metrics, and the app's other
+ * metrics with it, for the whole outage (Prometheus's own scrape timeout is 10 s by default).
+ */
+export const METRICS_READ_MS = 5_000;
 
 /**
  * @internal The EchoMQ metrics in a prom-client registry. The queue's totals and gauges are read
@@ -32,6 +38,8 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
   private inFlight?: Promise<QueueSnapshot[]>;
   private lastErrorLog = 0;
   private readonly served: ServedTally;
+  /** Each queue's reading still unanswered: a later scrape waits for it rather than queue another behind it. */
+  private readonly reading = new Map<string, Promise<Omit<QueueSnapshot, 'served'>>>();
 
   constructor(
     @Inject(ECHOMQ_METRICS_OPTIONS) private readonly options: EchoMqMetricsOptions,
@@ -172,6 +180,26 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
     return this.options.queues ?? this.loops.queues();
   }
 
+  /** The queue's reading in flight, or a new one: one stats, topLanes, topTenants, oldestLanes and shares call. */
+  private readingOf(queue: string): Promise<Omit<QueueSnapshot, 'served'>> {
+    let pending = this.reading.get(queue);
+    if (pending === undefined) {
+      const top = this.topCount;
+      pending = Promise.all([
+        this.lanes.stats(queue), top > 0 ? this.lanes.topLanes(queue, top) : Promise.resolve([]),
+        this.topTenantCount > 0 ? this.lanes.topTenants(queue, this.topTenantCount) : Promise.resolve([]),
+        top > 0 ? this.lanes.oldestLanes(queue, top) : Promise.resolve([]),
+        // The Jain index is a queue's figure, so it is read with shares' default count when no lane is reported.
+        this.lanes.shares(queue, top > 0 ? { count: top } : {}),
+      ]).then(([stats, topLanes, topTenants, oldest, shares]) => ({ queue, stats, top: topLanes, topTenants, oldest, shares }))
+        .finally(() => this.reading.delete(queue));
+      // NOTE: a reading the scrape gave up on may still fail later; that is logged by the scrape that waits for it, if any.
+      pending.catch(() => undefined);
+      this.reading.set(queue, pending);
+    }
+    return pending;
+  }
+
   /**
    * Reads every queue once per scrape: the collect() calls of one scrape start together and share
    * the reading in flight. A queue whose reading fails is left out of that scrape (and logged).
@@ -184,17 +212,16 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
   }
 
   private async readAll(): Promise<QueueSnapshot[]> {
-    const top = this.topCount;
+    const boundMs = Math.min(METRICS_READ_MS, this.lanes.settings.callTimeoutMs ?? METRICS_READ_MS);
     const read = await Promise.all(this.queues().map(async (queue): Promise<Omit<QueueSnapshot, 'served'> | undefined> => {
+      let timer: NodeJS.Timeout | undefined;
       try {
-        const [stats, topLanes, topTenants, oldest, shares] = await Promise.all([
-          this.lanes.stats(queue), top > 0 ? this.lanes.topLanes(queue, top) : Promise.resolve([]),
-          this.topTenantCount > 0 ? this.lanes.topTenants(queue, this.topTenantCount) : Promise.resolve([]),
-          top > 0 ? this.lanes.oldestLanes(queue, top) : Promise.resolve([]),
-          // The Jain index is a queue's figure, so it is read with shares' default count when no lane is reported.
-          this.lanes.shares(queue, top > 0 ? { count: top } : {}),
+        return await Promise.race([
+          this.readingOf(queue),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer from the server within ${boundMs} ms`)), boundMs);
+          }),
         ]);
-        return { queue, stats, top: topLanes, topTenants, oldest, shares };
       } catch (err) {
         const now = Date.now();
         if (now - this.lastErrorLog >= ERROR_LOG_EVERY_MS) {
@@ -202,6 +229,8 @@ export class EchoMqMetricsCollector implements OnModuleInit, OnModuleDestroy {
           this.logger.warn(`Metrics: could not read queue "${queue}" (${(err as Error).message}); it is left out of this scrape.`);
         }
         return undefined;
+      } finally {
+        clearTimeout(timer);
       }
     }));
     // Once per scrape, after the reads: the lanes the server saw served most become the ones reported.

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { EchoMqError } from '../errors';
 import { invalidArgument } from '../echomq.messages';
+import { checkName } from '../validation/validate';
 import { EchoMqMetricsCollector } from './echomq-metrics.collector';
 import { ECHOMQ_METRICS_OPTIONS, EchoMqMetricsOptions } from './echomq-metrics.options';
 
@@ -21,6 +22,12 @@ export class EchoMqMetricsModule {
       if (top !== undefined && (!Number.isSafeInteger(top) || top < 0 || top > 1_000)) {
         throw new EchoMqError(invalidArgument(name, 'must be an integer from 0 to 1,000', top), { argument: name });
       }
+    }
+    if (options.queues !== undefined) {
+      if (!Array.isArray(options.queues)) {
+        throw new EchoMqError(invalidArgument('queues', 'must be an array of queue names', options.queues), { argument: 'queues' });
+      }
+      options.queues.forEach((queue, i) => checkName(`queues[${i}]`, queue));
     }
     return {
       module: EchoMqMetricsModule,

@@ -1,3 +1,4 @@
+import { EchoMqError } from '../errors';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { RedisClient } from '../scripts/lane-scripts';
 import { isTagList } from './shard-tags';
@@ -48,13 +49,16 @@ export class ShardCounts {
     if (e === undefined) return this.readFirst(k);
     if (e.first !== undefined) return e.first;
     if (Date.now() - e.at >= SHARDS_STALE_MS) {
-      // NOTE: calls made meanwhile share the read; a failed one keeps the count it had.
+      // NOTE: calls made meanwhile share the read; a failed one keeps the count it had, except one
+      // that got no answer in callTimeoutMs: the call it goes before would wait as long again, so
+      // the call rejects now (UNAVAILABLE), in one callTimeoutMs, as the option promises.
       e.first = this.readMap(k).then((m) => {
         e.first = undefined;
         this.set(k, m);
         return m.n;
-      }, () => {
+      }, (err: unknown) => {
         e.first = undefined;
+        if (err instanceof EchoMqError && err.code === 'UNAVAILABLE') throw err;
         return e.n;
       });
       return e.first;

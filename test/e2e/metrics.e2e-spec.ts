@@ -1,12 +1,14 @@
 import { INestApplication, Injectable } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
-import { Registry, register as globalRegistry } from 'prom-client';
+import { Gauge, Registry, register as globalRegistry } from 'prom-client';
 import request from 'supertest';
 import { EchoMqModule, EchoMqModuleOptions, LaneConsumer, LaneJob, LanesService } from '../../lib';
 import { EchoMqMetricsModule, EchoMqMetricsOptions } from '../../lib/metrics';
+import { METRICS_READ_MS } from '../../lib/metrics/echomq-metrics.collector';
 import { ServedTally } from '../../lib/metrics/served-tally';
 import { CapturingLogger, nestFixture, until } from '../support/nest';
+import { PartitionProxy } from '../support/partition-proxy';
 
 const QUEUE = 'metrics-q';
 
@@ -239,9 +241,48 @@ describe('@echomq/nestjs/metrics', () => {
     }
   });
 
-  it('refuses a bad topLanes', () => {
+  it('refuses a bad topLanes, and queues that are not an array of queue names', () => {
     expect(() => EchoMqMetricsModule.forRoot({ topLanes: 1.5 })).toThrow('Invalid argument "topLanes": must be an integer from 0 to 1,000 (got 1.5).');
+    expect(() => EchoMqMetricsModule.forRoot({ queues: 'cm' as never })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'queues' }));
+    expect(() => EchoMqMetricsModule.forRoot({ queues: ['ok', 'a{b}'] })).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', argument: 'queues[1]' }));
+    expect(() => EchoMqMetricsModule.forRoot({ queues: [42 as never] })).toThrow(expect.objectContaining({ argument: 'queues[0]' }));
   });
+
+  it('leaves out, and logs, a queue the server does not answer for within METRICS_READ_MS, without callTimeoutMs; the app\'s own metrics still answer', async () => {
+    const proxy = await PartitionProxy.start(fixture.server.port);
+    try {
+      const registry = new Registry();
+      const own = new Gauge({ name: 'app_own_gauge', help: 'the app\'s own', registers: [registry] });
+      own.set(7);
+      const logger = new CapturingLogger();
+      const mod = await Test.createTestingModule({
+        imports: [EchoMqModule.forRoot({ connection: proxy.url, logger, shutdownTimeoutMs: 500 }), EchoMqMetricsModule.forRoot({ registry, queues: ['metrics-dark'] })],
+      }).compile();
+      const app = mod.createNestApplication({ logger });
+      await app.init();
+      fixture.apps.push(app);
+      await app.get(LanesService).submit('metrics-dark', 'g', {});
+      expect(sample(await registry.metrics(), 'echomq_jobs', { queue: 'metrics-dark', state: 'pending' })).toBe(1);
+      proxy.blackhole();
+      const t0 = Date.now();
+      const text = await registry.metrics();
+      const ms = Date.now() - t0;
+      expect(ms).toBeGreaterThanOrEqual(METRICS_READ_MS - 50);
+      expect(ms).toBeLessThan(METRICS_READ_MS + 2_000);
+      expect(series(text, 'echomq_jobs', 'metrics-dark')).toBe(0);
+      expect(text).toContain('app_own_gauge 7');
+      expect(logger.text('warn')).toContain('could not read queue "metrics-dark"');
+      // A second scrape while the first reading is still unanswered waits for it rather than queue another.
+      const again = Date.now();
+      await registry.metrics();
+      expect(Date.now() - again).toBeLessThan(METRICS_READ_MS + 2_000);
+      proxy.heal();
+      await until(async () => sample(await registry.metrics(), 'echomq_jobs', { queue: 'metrics-dark', state: 'pending' }) === 1, 10_000, 'the queue back in the scrape');
+      await app.close();
+    } finally {
+      await proxy.stop();
+    }
+  }, 30_000);
 });
 
 describe('echomq_lane_served_total\'s tally', () => {

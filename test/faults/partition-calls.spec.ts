@@ -3,6 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { Test } from '@nestjs/testing';
 import { EchoMqError, EchoMqModule, LanesService, mintJobId } from '../../lib';
 import { EchoMqHealthIndicator } from '../../lib/health';
+import { SHARDS_STALE_MS } from '../../lib/shards/shard-counts';
 import { bootApp, CapturingLogger, gate, socketsTo, until } from '../support/nest';
 import { partitionFixture } from './support/partition-setup';
 import { Tally, tallyWorker } from './support/tally';
@@ -89,6 +90,22 @@ describe('faults: partitions, calls and close', () => {
     expect(stats.totals.submitted).toBe(1);
     // Once the path is back the same service answers in time again.
     await expect(dark.stats('part-bound')).resolves.toMatchObject({ active: 1 });
+  });
+
+  it('callTimeoutMs after the process was idle on the queue (its shard count stale, read again first): one bound, not two', async () => {
+    const dark = f.lanes(f.proxy.url, { callTimeoutMs: 500 });
+    await dark.stats('part-idle');
+    // NOTE: past SHARDS_STALE_MS the call reads the queue's shard map before it goes on.
+    await pause(SHARDS_STALE_MS + 200);
+    f.proxy.blackhole();
+    const t0 = Date.now();
+    const err = await dark.submit('part-idle', 'g', { n: 1 }, { jobId: mintJobId() }).catch((e: unknown) => e);
+    const submitMs = Date.now() - t0;
+    f.proxy.heal();
+    report(`partition, callTimeoutMs 500 after ${SHARDS_STALE_MS + 200} ms idle: submit rejected ${(err as EchoMqError).code} in ${submitMs} ms`);
+    expect(err).toMatchObject({ code: 'UNAVAILABLE', queue: 'part-idle' });
+    expect(submitMs).toBeGreaterThanOrEqual(480);
+    expect(submitMs).toBeLessThan(900);
   });
 
   it('callTimeoutMs: a claimMany whose second round trip gets no answer hands back the jobs of its first', async () => {

@@ -1,3 +1,4 @@
+import { EchoMqError } from '../../lib/errors';
 import { LaneKeys } from '../../lib/redis/lane-keys';
 import { SHARDS_REFRESH_MS, SHARDS_STALE_MS, ShardCounts, ShardMap } from '../../lib/shards/shard-counts';
 
@@ -52,5 +53,23 @@ describe('ShardCounts', () => {
     fail = true;
     now += SHARDS_STALE_MS;
     expect(await counts.of(k)).toBe(3);
+  });
+
+  it('rejects a stale call whose read got no answer in callTimeoutMs (UNAVAILABLE), rather than let the call wait as long again', async () => {
+    let now = 9_000_000;
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+    let fail = false;
+    const counts = new ShardCounts(async () => {
+      if (fail) throw new EchoMqError('no answer', { code: 'UNAVAILABLE', queue: 'q3' });
+      return { n: 2, gen: 'g' };
+    });
+    const k = new LaneKeys('emq', 'q3');
+    expect(await counts.of(k)).toBe(2);
+    fail = true;
+    now += SHARDS_STALE_MS;
+    await expect(counts.of(k)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    // The next call reads again (the count is as stale as before), and uses the answer once there is one.
+    fail = false;
+    expect(await counts.of(k)).toBe(2);
   });
 });
