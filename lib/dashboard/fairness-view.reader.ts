@@ -8,6 +8,9 @@ import type { DashboardHeadWait, DashboardLane, DashboardShares, DashboardStats,
  */
 export const RING_TENANT_PREFIX = '{t}';
 
+/** @internal How many lanes' last tenants the view recalls (see FairnessViewReader.recall); past it, it starts again. */
+export const RECALL_LANES = 10_000;
+
 /** @internal One lane of the fairness view: its share of the window's service, its entitlement, its head's age. */
 export interface FairLane {
   group: string;
@@ -78,7 +81,33 @@ export interface FairnessReads {
  * never by the number of lanes.
  */
 export class FairnessViewReader {
+  /**
+   * The tenant each lane was last read under (by queue and lane), for RECALL_LANES lanes at most. A
+   * lane leaves its tenant whenever it is empty (the next submit may name another), so a tenant's lanes
+   * that drain as fast as they fill read no tenant in most frames, though the window served them under it.
+   */
+  private readonly seen = new Map<string, { tenant: string; at: number }>();
+
   constructor(private readonly reads: LanesReads) {}
+
+  /**
+   * `fair` with each listed lane that reads no tenant now given the tenant it was read under within the
+   * window (windowMs), by this frame or an earlier one: the view groups what the window served by the
+   * tenant it served it under. A lane read under a tenant now keeps that one.
+   */
+  recall(queue: string, fair: FairnessReads, lanes: DashboardLane[], now = Date.now()): FairnessReads {
+    const key = (group: string): string => queue + '\u0000' + group;
+    if (this.seen.size > RECALL_LANES) this.seen.clear();
+    const current = new Map<string, string | null>(lanes.map((l) => [l.group, l.tenant]));
+    for (const l of [...fair.shares.lanes, ...lanes]) if (l.tenant) this.seen.set(key(l.group), { tenant: l.tenant, at: now });
+    const recalled = fair.shares.lanes.map((l) => {
+      const tenant = l.tenant ?? current.get(l.group) ?? null;
+      if (tenant) return tenant === l.tenant ? l : { ...l, tenant };
+      const s = this.seen.get(key(l.group));
+      return s && now - s.at <= fair.shares.windowMs ? { ...l, tenant: s.tenant } : l;
+    });
+    return { ...fair, shares: { ...fair.shares, lanes: recalled } };
+  }
 
   async read(queue: string): Promise<FairnessReads> {
     const [shares, oldest] = await Promise.all([this.reads.shares(queue, SNAPSHOT_SHARES), this.reads.oldestLanes(queue, SNAPSHOT_OLDEST)]);

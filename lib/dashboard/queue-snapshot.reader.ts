@@ -46,7 +46,7 @@ export class QueueSnapshotReader {
 
   async snapshot(queue: string, laneCount = SNAPSHOT_LANES): Promise<QueueSnapshot> {
     const started = Date.now();
-    const [stats, lanes, ring, top, fair] = await Promise.all([
+    const [stats, lanes, ring, top, read] = await Promise.all([
       this.reads.stats(queue),
       this.reads.topLanes(queue, laneCount),
       this.reads.ring(queue, SNAPSHOT_RING),
@@ -56,10 +56,12 @@ export class QueueSnapshotReader {
     const [rows, dead, extra] = await Promise.all([
       this.withHeads(queue, lanes, SNAPSHOT_POSITIONS),
       this.latestDead(queue, stats.dead, SNAPSHOT_DEAD),
-      this.fairness.missingLanes(queue, fair, ring, lanes),
+      this.fairness.missingLanes(queue, read, ring, lanes),
     ]);
     const known = [...lanes, ...extra];
-    const tenants = await this.tenantsOf(queue, [...top, ...this.fairness.ringTenants(ring)], known);
+    const fair = this.fairness.recall(queue, read, known);
+    const served = fair.shares.lanes.flatMap((l) => (l.tenant ? [l.tenant] : []));
+    const tenants = await this.tenantsOf(queue, [...top, ...this.fairness.ringTenants(ring), ...served], known);
     const fairness = this.fairness.build(stats, fair, ring, known, tenants);
     return { queue, at: Date.now(), stats, ring, lanes: rows, tenants, dead, fairness, readMs: Date.now() - started };
   }

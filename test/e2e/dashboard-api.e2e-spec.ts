@@ -129,6 +129,32 @@ describe('dashboard HTTP API', () => {
     expect((await http.get('/echomq/api/tenant?queue=shop&tenant=acme-co')).status).toBe(403);
   });
 
+  it('the fairness view keeps a tenant\'s lanes under it through the window though they drain as fast as they fill (and so leave it)', async () => {
+    const { app, lanes } = await boot({ queues: ['drains'] });
+    const http = request(app.getHttpServer());
+    const view = async () => (await http.get('/echomq/api/snapshot?queue=drains')).body as {
+      tenants: { tenant: string }[]; fairness: { lanes: { group: string; tenant: string | null; served: number | null }[] };
+    };
+    const serve = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) {
+        const job = await lanes.claim('drains');
+        if (job) await lanes.complete('drains', job.id, job.attempt);
+      }
+    };
+    for (const group of ['ta', 'tb']) await lanes.submitMany('drains', [0, 1, 2].map((i) => ({ group, payload: i, opts: { tenant: 'acme' } })));
+    await lanes.submitMany('drains', [0, 1, 2].map((i) => ({ group: 'loose', payload: i })));
+    await serve(3);
+    // A frame while the lanes hold jobs (the feed reads one every second or so).
+    const first = await view();
+    expect(first.fairness.lanes.filter((l) => l.tenant === 'acme').map((l) => l.group).sort()).toEqual(['ta', 'tb']);
+    await serve(6);
+    expect((await lanes.lane('drains', 'ta')).tenant).toBeNull();
+    const later = await view();
+    const row = (g: string) => later.fairness.lanes.find((l) => l.group === g);
+    expect([row('ta')?.tenant, row('ta')?.served, row('tb')?.tenant, row('tb')?.served, row('loose')?.tenant]).toEqual(['acme', 3, 'acme', 3, null]);
+    expect(later.tenants.map((t) => t.tenant)).toContain('acme');
+  });
+
   it('a sharded queue: the snapshot, the lane pages and the fairness view gather its shards; a lane action reaches the lane\'s shard', async () => {
     const { app, lanes } = await boot({ queues: ['spread'], readOnly: false, guard: TokenGuard }, [], true);
     await lanes.shards('spread', 4);
