@@ -88,7 +88,7 @@ if maxDelay > 0 and wait > maxDelay then wait = maxDelay end
 wait = math.floor(wait)
 -- NOTE: an ordered lane keeps its failed head: the lane waits out the backoff off the ring (see orderedLane).
 if wait > 0 and orderedLane().is(base, group) then
-  if compatMode() then wait = 0 else orderedLane().hold(group, K[1], K[4]) end
+  if compatMode() then wait = 0 else orderedLane().hold(base, group, id, K[4]) end
 end
 rcall('HINCRBY', K[11], 'retried', 1)
 queueEvent(base, 'failed', id, group, 'attempt', attempts, 'error', string.sub(err, 1, 200), heldTenant)

@@ -3,8 +3,8 @@
   includes/orderedLane). On: the lane's own ceiling moves to emq:{q}:gordered and its ceiling in
   glimit becomes 1, so a lane with a job active leaves the ring until that job ends. Off: the
   lane's own ceiling comes back (or none) and a serviceable lane rejoins the ring; a retry the lane
-  was held for stays scheduled and is served when due, in mint order. Setting what is already set
-  changes nothing.
+  was held for stays scheduled and is served when due, in mint order, and holds the lane again if it
+  is ordered again before then. Setting what is already set changes nothing.
 
   KEYS[1]  glimit   emq:{q}:glimit
   KEYS[2]  gactive  emq:{q}:gactive
@@ -23,11 +23,12 @@
   ARGV[3] on     '1' or '0'
 
   Reply: 1 when the lane joined the ring, -1 when it left, 0 otherwise.
-  Clock: none.  Derived keys: none (KEYS[7] is the lane ringSync reads).
+  Clock: none.  Derived keys: the held retry's row emq:{q}:job:<id> (see orderedLane) (KEYS[7] is the lane ringSync reads).
 ]]
 local rcall = redis.call
 --- @include "ringSync"
 --- @include "indexSetting"
+--- @include "orderedLane"
 
 local base, group, on = ARGV[1], ARGV[2], ARGV[3]
 if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending'
@@ -38,7 +39,8 @@ local own = rcall('HGET', KEYS[11], group)
 if on == '1' then
   if own then return 0 end
   rcall('HSET', KEYS[11], group, rcall('HGET', KEYS[1], group) or '')
-  rcall('HSET', KEYS[1], group, 1)
+  -- NOTE: a retry the lane was held for before an ordered(false) holds it again (see orderedLane).
+  rcall('HSET', KEYS[1], group, orderedLane().ceiling(base, group))
   indexSetting(KEYS[8], group, true, KEYS[3], KEYS[1], KEYS[9], KEYS[2], KEYS[10])
 else
   if not own then return 0 end

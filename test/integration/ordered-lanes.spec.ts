@@ -82,6 +82,32 @@ describe('ordered lanes', () => {
     expect(order).toEqual([0, 1, 2]);
   });
 
+  it('ordered off and on again while its failed head waits out the backoff: the retry holds the lane again and goes first', async () => {
+    const q = queues.queue();
+    await lanes.ordered(q, 'o', true);
+    await lanes.submitMany(q, [0, 1, 2].map((i) => ({ group: 'o', payload: { i } })));
+    const held = (await lanes.claim(q))!;
+    await lanes.fail(q, held.id, held.attempt, new Error('flaky'), { backoff: { delayMs: 600 } });
+    expect(await lanes.claim(q)).toBeNull();
+    await lanes.ordered(q, 'o', false);
+    expect(await lanes.lane(q, 'o')).toMatchObject({ ordered: false, inRing: true });
+    await lanes.ordered(q, 'o', true);
+    expect(await lanes.lane(q, 'o')).toMatchObject({ ordered: true, inRing: false, pending: 2 });
+    expect(await lanes.claim(q)).toBeNull();
+    const order: number[] = [];
+    while (order.length < 3) {
+      const job = await waitFor('the next job', () => lanes.claim(q), 3_000);
+      order.push(n(job));
+      await lanes.complete(q, job.id, job.attempt);
+    }
+    expect(order).toEqual([0, 1, 2]);
+    // The held id went with its promotion: ordered off and on again now holds nothing.
+    await lanes.submit(q, 'o', { i: 3 });
+    await lanes.ordered(q, 'o', false);
+    await lanes.ordered(q, 'o', true);
+    expect(n(await lanes.claim(q))).toBe(3);
+  });
+
   it('cancelling or draining the retry a lane is held for lets the lane go', async () => {
     const q = queues.queue();
     await lanes.ordered(q, 'o', true);
