@@ -43,9 +43,16 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     if (this.loops.length > 0) return;
     for (const found of this.explorer.getConsumers()) {
       const consumer = withQueueDefaults(found, this.registry?.defaultsOf(found.queue) ?? {});
-      const blocking = this.connections.open(`echomq:${consumer.queue}:wait`);
+      const name = `echomq:${consumer.queue}:wait`;
+      const blocking = this.connections.open(name);
       const loop = new ClaimLoop(consumer, {
         lanes: this.lanes, blocking, options: this.options, logger: this.logger, observers: this.observers, shardWaker: this.wakerOf(consumer.queue),
+        // NOTE: dropped, not quit: a QUIT would queue behind the BRPOP in flight.
+        reopenBlocking: (stale) => {
+          dropRedisClient(stale);
+          void this.connections.close(stale);
+          return this.connections.open(name);
+        },
       });
       loop.start();
       this.loops.push({ loop, name: consumer.name, queue: consumer.queue });

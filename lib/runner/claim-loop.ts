@@ -27,6 +27,11 @@ export interface ClaimLoopDeps {
   observers?: JobObservers;
   /** Backoff after a failed step: `baseMs * 2^failures`, at most `maxMs`. @default { baseMs: 50, maxMs: 5_000 } */
   errorBackoff?: { baseMs: number; maxMs: number };
+  /**
+   * A new blocking connection in place of `stale`, which it ends (the orchestrator's, so the module
+   * still closes it at shutdown); without it the loop duplicates `stale` itself.
+   */
+  reopenBlocking?: (stale: RedisClient) => RedisClient;
 }
 
 interface Held {
@@ -36,6 +41,16 @@ interface Held {
 }
 
 const ERROR_BACKOFF = { baseMs: 50, maxMs: 5_000 };
+
+/**
+ * How long past its own timeout an idle wait may go before the loop stops waiting and claims. A
+ * BRPOP in flight when the connection drops is sent again at the reconnect with its whole timeout,
+ * which would wake the loop that much after the scheduled job or timer it was waiting for; past
+ * this the loop claims, and its blocking connection is opened afresh (the re-sent BRPOP ends with
+ * the old one).
+ */
+export const IDLE_OVERDUE_MS = 500;
+const OVERDUE: unique symbol = Symbol('overdue');
 
 /**
  * The least time a stop gives the server to answer (a claim or an ack in flight, the hand-backs),
@@ -262,23 +277,66 @@ export class ClaimLoop {
     const { queue } = this.consumer;
     const shards = await this.deps.lanes.shardsOf(queue);
     let woke: unknown;
-    if (shards === 1) woke = await this.deps.blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3));
-    else {
+    if (shards === 1) {
+      const blocking = this.deps.blocking;
+      // NOTE: the blocking connection takes no command while it is down, so `ready` during the wait is
+      // a reconnect, after which the BRPOP went again with its whole timeout: the loop claims at once.
+      let reconnected: (() => void) | undefined;
+      const cut = new Promise<void>((resolve) => blocking.once('ready', (reconnected = resolve)));
+      try {
+        woke = await this.unlessOverdue(blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3)), ms, () => this.renewBlocking(blocking), cut);
+      } finally {
+        blocking.off('ready', reconnected!);
+      }
+    } else {
       const keys = this.deps.lanes.keysOf(queue);
-      this.waker ??= this.deps.shardWaker ?? this.makeWaker();
-      woke = await this.waker.wait(Array.from({ length: shards }, (_, i) => keys.shardKeys(i).wake), ms,
-        (i) => this.deps.lanes.shardWoke(queue, i), this.abort.signal);
+      const waker = (this.waker ??= this.deps.shardWaker ?? this.makeWaker());
+      woke = await this.unlessOverdue(waker.wait(Array.from({ length: shards }, (_, i) => keys.shardKeys(i).wake), ms,
+        (i) => this.deps.lanes.shardWoke(queue, i), this.abort.signal), ms, () => {
+        waker.renew();
+        // NOTE: a waker of the loop's own waits on shard 0 with the loop's blocking connection, which renew() ended.
+        if (this.ownWaker) this.renewBlocking(this.deps.blocking);
+      });
     }
     this.failingSinceMs = undefined;
     this.failures = 0;
     if (!woke && !this.closing) await this.reapIfDue(true);
   }
 
+  /**
+   * What the idle wait `pending` (of `ms`) answers, or null once it is IDLE_OVERDUE_MS past its time
+   * or `cut` settles first (its connection came back): `renew` then ends the connection(s) it blocks
+   * (see IDLE_OVERDUE_MS), and the loop claims.
+   */
+  private async unlessOverdue<T>(pending: Promise<T>, ms: number, renew: () => void, cut?: Promise<void>): Promise<T | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const overdue = new Promise<typeof OVERDUE>((resolve) => (timer = setTimeout(() => resolve(OVERDUE), ms + IDLE_OVERDUE_MS)));
+    try {
+      const first: T | typeof OVERDUE = await Promise.race([pending, overdue, ...(cut ? [cut.then((): typeof OVERDUE => OVERDUE)] : [])]);
+      if (first !== OVERDUE) return first as T;
+      pending.catch(() => undefined);
+      if (!this.closing) renew();
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Puts a new blocking connection in place of `stale` (see IDLE_OVERDUE_MS). */
+  private renewBlocking(stale: RedisClient): void {
+    if (this.closing || this.deps.blocking !== stale) return;
+    if (this.deps.reopenBlocking) {
+      this.deps.blocking = this.deps.reopenBlocking(stale);
+    } else {
+      this.deps.blocking = duplicateClient(stale);
+      dropRedisClient(stale);
+    }
+  }
+
   /** A waker of the loop's own (a loop made without the orchestrator): shard 0 on its blocking connection. */
   private makeWaker(): ShardWaker {
     this.ownWaker = true;
-    const { blocking } = this.deps;
-    return new ShardWaker((i) => (i === 0 ? blocking : duplicateClient(blocking)), (c) => dropRedisClient(c));
+    return new ShardWaker((i) => (i === 0 ? this.deps.blocking : duplicateClient(this.deps.blocking)), (c) => dropRedisClient(c));
   }
 
   private async reapIfDue(idle: boolean): Promise<void> {

@@ -26,11 +26,14 @@ export class ShardWaker {
     const waits = wakeKeys.map((key, i) => {
       let pending = this.inFlight.get(i);
       if (pending === undefined) {
-        pending = this.connection(i).brpop(key, seconds).then((token) => {
-          this.inFlight.delete(i);
+        const conn = this.connection(i);
+        pending = conn.brpop(key, seconds).then((token) => {
+          if (this.conns.get(i) === conn) this.inFlight.delete(i);
           if (token !== null) woke(i);
           return token !== null;
         }, (err: unknown) => {
+          // NOTE: a connection renew() ended: its BRPOP counts as timed out.
+          if (this.conns.get(i) !== conn) return false;
           this.inFlight.delete(i);
           throw err;
         });
@@ -54,6 +57,15 @@ export class ShardWaker {
         }, (err: unknown) => settle(() => reject(err)));
       }
     });
+  }
+
+  /**
+   * Ends every connection and BRPOP in flight, whose waits count them as timed out; the next wait
+   * opens new ones (see ClaimLoop's IDLE_OVERDUE_MS: a BRPOP re-sent after a reconnect).
+   */
+  renew(): void {
+    this.inFlight.clear();
+    this.close();
   }
 
   /** Ends every connection it opened (the BRPOPs in flight end with them). */

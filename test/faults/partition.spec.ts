@@ -1,4 +1,5 @@
 import { mintJobId } from '../../lib';
+import { IDLE_OVERDUE_MS } from '../../lib/runner/claim-loop';
 import { bootApp, until } from '../support/nest';
 import { partitionFixture } from './support/partition-setup';
 import { Tally, tallyWorker } from './support/tally';
@@ -71,6 +72,33 @@ describe('faults: partitions, consumers', () => {
     report(`partition, idle consumer dark 1.5 s then healed: next submit completed ${ms} ms after it was sent (idleBlockMs 10,000)`);
     // NOTE: well below idleBlockMs: the blocked wait was woken by the submit, not timed out.
     expect(ms).toBeLessThan(5_000);
+  });
+
+  it('an idle consumer whose connections reset while it waits for a timed pause to end serves the lane at the pause end, not a whole wait later', async () => {
+    const queue = 'part-timer';
+    const a = await bootApp(f.proxy.url, [tallyWorker(queue, 'idle', tally, { concurrency: 1 })], { idleBlockMs: 10_000 });
+    f.apps.push(a.app);
+    const lanes = f.lanes(f.server.url);
+    const admin = f.server.client();
+    try {
+      await lanes.submit(queue, 'held', { n: 1 });
+      await lanes.pause(queue, 'held', { forMs: 3_000 });
+      const t0 = Date.now();
+      // The loop claims once more (woken by this submit) and learns when the pause ends.
+      const woke = await lanes.submit(queue, 'now', { n: 0 });
+      await until(() => tally.completed.has(woke), 5_000, 'the job that wakes the loop');
+      await until(async () => ((await admin.client('LIST')) as string).includes('cmd=brpop'), 5_000, 'the loop to block on the wake list');
+      // NOTE: late in the wait: ioredis sends the BRPOP again at the reconnect with its whole timeout.
+      await pause(Math.max(0, t0 + 2_000 - Date.now()));
+      expect(f.proxy.resetAll()).toBeGreaterThan(0);
+      await until(() => tally.starts.some((s) => s.app === 'idle' && s.at > t0 && tally.completed.size >= 2), 10_000, 'the paused lane served');
+      const ms = tally.starts[tally.starts.length - 1].at - t0;
+      report(`partition, connections reset 2 s into an idle wait for a 3 s timed pause: the lane served ${ms} ms after the pause began (bound ${3_000 + IDLE_OVERDUE_MS} ms + a reconnect)`);
+      expect(ms).toBeGreaterThanOrEqual(2_900);
+      expect(ms).toBeLessThan(3_000 + IDLE_OVERDUE_MS + 700);
+    } finally {
+      await admin.quit();
+    }
   });
 
   it('a reset storm (20 resets, half of them after the server ran the command): each job handled exactly once, no unhandled rejection, no listener warning', async () => {
