@@ -19,8 +19,9 @@
 
   Reply: the cursor for the next call, '' when every ring is in its order (fairMove is then cleared).
   Clock: none.
-  Derived keys: the tenants' rings emq:{q}:t:<T>:ring and every ring's <ring>:vt, the hash
-  emq:{q}:vtags (see fairOps), from ARGV[1] pinned to KEYS[2].
+  Derived keys: the tenants' rings emq:{q}:t:<T>:ring and every ring's <ring>:vt and <ring>:owed,
+  the hash emq:{q}:vtags (see fairOps; back in `jobs` the owed sets and vtags are deleted), from
+  ARGV[1] pinned to KEYS[2].
   Cost: O(budget · log n) per call; the tenants are walked with SSCAN, 100 a page.
 ]]
 local rcall = redis.call
@@ -65,8 +66,12 @@ repeat
   for _, tenant in ipairs(page[2]) do
     -- NOTE: a ring left half-moved is seen again: the same page is read again from `at`.
     if not moveRing(base .. 't:' .. tenant .. ':ring') then return 't:' .. at end
+    if not fairBy then rcall('DEL', base .. 't:' .. tenant .. ':ring:owed') end
   end
   at = page[1]
 until at == '0'
 rcall('HDEL', KEYS[1], 'fairMove')
+-- NOTE: back in `jobs`, virtual time is gone: the rings' owed sets (the tenants' were dropped
+-- as their rings moved, below) and the empty rings' V.
+if not fairBy then rcall('DEL', base .. 'vtags', KEYS[2] .. ':owed') end
 return ''

@@ -10,9 +10,12 @@
   server measured from claim to ack (settle). The ring's virtual time V is its smallest start.
   An entry that joins starts at max(V, the start it left with): idling banks no credit (an idle lane
   starts at V, never below it) and leaving clears no debt (a lane that left ahead of V, having been
-  served more, is put back there). Those starts, and each ring's V while the ring is empty, are
-  kept in the hash emq:{q}:vtags: field <entry> for what an entry left with (only while ahead of V),
-  '{v}' for the queue's ring, '{v}<T>' for tenant T's ring. No group name holds '{'.
+  served more, is put back there). What an entry left with is kept, only while it is ahead of V, in
+  the ring's sorted set <ring>:owed (entry -> that start): an entry V has reached owes nothing, and
+  each one put there sweeps out those V has reached, so the set holds only entries that left within
+  the last turn's work of V, however many lanes ever came and went. Each ring's V while the ring is
+  empty is kept in the hash emq:{q}:vtags: '{v}' for the queue's ring, '{v}<T>' for tenant T's ring,
+  dropped with T's owed set when T is left with no lane (forgetTenant). No group name holds '{'.
   Bound (the README's): the entry served always has the smallest start and its start then grows
   by at most the largest work ÷ weight of one turn (c), so the starts on a ring never spread by more
   than c; the work ÷ weight two entries are served while both stay on the ring then differs by at
@@ -29,6 +32,7 @@
 ]]
 --- @shared fairFns: its functions take what a call read as arguments or per-call upvalues
 local fairFns
+local OWED_SWEEP = 100
 local function fairOps()
   if fairFns then return fairFns end
   local F = {}
@@ -52,12 +56,20 @@ local function fairOps()
     return tonumber(rcall('HGET', base .. 'vtags', floorField(base, ring))) or 0
   end
 
+  -- Puts what `entry` owes on `ring` (a start ahead of the ring's V `v`), and sweeps out of the
+  -- ring's owed set the entries V has reached (at most OWED_SWEEP a call: each put sweeps again).
+  local function owe(ring, entry, start, v)
+    local owed = ring .. ':owed'
+    rcall('ZADD', owed, num(start), entry)
+    local reached = rcall('ZRANGEBYSCORE', owed, '-inf', num(v), 'LIMIT', 0, OWED_SWEEP)
+    if #reached > 0 then rcall('ZREM', owed, unpack(reached)) end
+  end
+
   function F.join(base, ring, entry)
     local v = F.now(base, ring)
-    local tags = base .. 'vtags'
-    local owed = tonumber(rcall('HGET', tags, entry))
+    local owed = tonumber(rcall('ZSCORE', ring .. ':owed', entry))
     if owed then
-      rcall('HDEL', tags, entry)
+      rcall('ZREM', ring .. ':owed', entry)
       if owed > v then v = owed end
     end
     rcall('ZADD', ring .. ':vt', num(v), entry)
@@ -73,7 +85,7 @@ local function fairOps()
     if not first[2] then
       rcall('HSET', base .. 'vtags', floorField(base, ring), num(start))
     elseif start > tonumber(first[2]) then
-      rcall('HSET', base .. 'vtags', entry, num(start))
+      owe(ring, entry, start, tonumber(first[2]))
     end
     return 1
   end
@@ -83,15 +95,21 @@ local function fairOps()
     local start = rcall('ZADD', ring .. ':vt', 'XX', 'INCR', num(amount), entry)
     if start then return tonumber(start) end
     -- NOTE: the entry has left the ring (an ack settling a claim of a lane that emptied meanwhile):
-    -- what it owes waits in vtags for its next join; a credit below V is no credit (see join).
-    local tags = base .. 'vtags'
+    -- what it owes waits in the owed set for its next join; a credit below V is no credit (see join).
     local v = F.now(base, ring)
-    local owed = tonumber(rcall('HGET', tags, entry)) or v
+    local owed = tonumber(rcall('ZSCORE', ring .. ':owed', entry)) or v
     if owed + amount > v then
-      rcall('HSET', tags, entry, num(owed + amount))
+      owe(ring, entry, owed + amount, v)
     else
-      rcall('HDEL', tags, entry)
+      rcall('ZREM', ring .. ':owed', entry)
     end
+  end
+
+  -- Tenant T has no lane left (see laneLeavesTenant): its ring's V and owed set go with it. Its
+  -- entry on the queue's ring keeps what it owes there.
+  function F.forgetTenant(base, tenant)
+    rcall('HDEL', base .. 'vtags', '{v}' .. tenant)
+    rcall('DEL', base .. 't:' .. tenant .. ':ring:owed')
   end
 
   --[[

@@ -329,8 +329,8 @@ local function tenantOps()
       -- NOTE: a `fresh` lane (the lane index does not name it: no job, no setting) is on no ring set:
       -- a lane is there only while it has work or its rate parked it, and a rate is a setting.
       if not (fresh and not current) and rcall('SREM', from, group) == 1 then rcall('SADD', keys.ringset, group) end
-      -- NOTE: what the lane owed was in its old ring's virtual time, which its new ring does not share.
-      if fairMode(base) then rcall('HDEL', base .. 'vtags', group) end
+      -- NOTE: what the lane owed stays in its old ring's owed set (see fairOps), in that ring's
+      -- virtual time, which its new ring neither shares nor reads.
     end
 
     function T.giveBack(base, jobKey, group, tenant, gactiveKey, ringSetKey)

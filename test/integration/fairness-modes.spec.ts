@@ -130,6 +130,32 @@ describe('fairness by jobs, cost and time', () => {
     expect(after.every((g) => g === 'b')).toBe(true);
   });
 
+  it('keeps what lanes and tenants that come and go owe only while they owe it: no key grows with the lanes and tenants ever seen', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.fairness(q, { by: 'cost' });
+    // A steady lane keeps the queue's virtual time moving while fresh lanes and tenants come and go.
+    await fill(q, 'steady', 400, 1);
+    const sizes: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 10; i++) await fill(q, `r${round}-${i}`, 2, 5, i % 2 === 0 ? `t${round}-${i}` : undefined);
+      // Served until the round's lanes are gone (the steady lane takes its turns meanwhile).
+      while ((await lanes.lanes(q)).some((l) => l.group.startsWith(`r${round}-`))) await finish(q, (await lanes.claimMany(q, 25)).jobs);
+      const owed = await client.zcard(k.ring + ':owed');
+      const tenantOwed = (await client.keys(`${k.base}t:*:ring:owed`)).length;
+      const tags = await client.hlen(`${k.base}vtags`);
+      sizes.push(owed + tenantOwed + tags);
+    }
+    // Each round's lanes and tenants are gone; what is kept stays bounded by a round's worth (10 lanes
+    // and 5 tenant entries owed at most), never the 60 lanes and 30 tenants of the six rounds.
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(20);
+    expect((await client.keys(`${k.base}t:*:ring:owed`)).length).toBe(0);
+    expect(await client.hlen(`${k.base}vtags`)).toBeLessThanOrEqual(1);
+    // Back in `jobs`, virtual time is gone altogether.
+    await lanes.fairness(q, { by: 'jobs' });
+    expect(await client.exists(`${k.base}vtags`, k.ring + ':owed')).toBe(0);
+  });
+
   it('claim, claimMany, wclaim and wclaimMany give the same shares: batches serve what single calls in a row would', async () => {
     const build = async () => {
       const q = queues.queue();
