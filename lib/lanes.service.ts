@@ -517,7 +517,10 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     return this.waiting.waitFor(queue, jobId, opts) as Promise<JobInfo<T> | null>;
   }
 
-  /** The dead-lettered jobs, oldest death first, each with its `lastError`. */
+  /**
+   * The dead-lettered jobs, oldest death first, each with its `lastError`: all of them (up to
+   * 1,000,000), or the page `opts` names (`offset` from the oldest, `count` at most).
+   */
   async dead<T = unknown>(queue: string, opts?: { offset?: number; count?: number }): Promise<LaneJob<T>[]> {
     return (await this.inspection.dead(queue, opts)) as LaneJob<T>[];
   }

@@ -135,7 +135,8 @@ export class LaneInspection {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<{ offset: number; count: number }>('opts', opts, k.queue);
     const offset = checkOptInt('opts.offset', o.offset, 0, MAX_COUNT, k.queue) ?? 0;
-    const count = checkOptInt('opts.count', o.count, 1, MAX_COUNT, k.queue) ?? 1_000;
+    // NOTE: all of them unless a page is asked for, as the contract's dead(queue) says (in scripts of DEAD_PER_SCRIPT).
+    const count = checkOptInt('opts.count', o.count, 1, MAX_COUNT, k.queue) ?? MAX_COUNT;
     const shards = await this.ctx.shards.all(k);
     if (shards.length === 1) return this.deadOf(k, offset, count);
     // NOTE: a sharded queue's dead letters are listed shard after shard, each oldest death first.

@@ -38,6 +38,22 @@ describe('progress, and fail(..., { dead: true })', () => {
     expect((await lanes.job(q, id))).toMatchObject({ state: 'active', progress: 1 });
   });
 
+  it('dead() lists every dead letter (past a script\'s page and past 1,000), or the page asked for', async () => {
+    const q = queues.queue();
+    await lanes.submitMany(q, Array.from({ length: 1_200 }, (_, i) => ({ group: `g${i % 7}`, payload: i })));
+    for (;;) {
+      const { jobs } = await lanes.claimMany(q, 250);
+      if (jobs.length === 0) break;
+      await Promise.all(jobs.map((j) => lanes.fail(q, j.id, j.attempt, new Error('gone'), { dead: true })));
+    }
+    expect((await lanes.stats(q)).dead).toBe(1_200);
+    const all = await lanes.dead(q);
+    expect(all).toHaveLength(1_200);
+    expect(new Set(all.map((j) => j.id)).size).toBe(1_200);
+    expect((await lanes.dead(q, { offset: 1_000, count: 500 })).map((j) => j.id)).toEqual(all.slice(1_000).map((j) => j.id));
+    expect(await lanes.dead(q, { count: 3 })).toHaveLength(3);
+  });
+
   it('fail with { dead: true } dead-letters at once, attempts left or not; without it the job is retried', async () => {
     const q = queues.queue();
     const a = await lanes.submit(q, 'a', 1);
