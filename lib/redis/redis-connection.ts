@@ -39,9 +39,9 @@ export function duplicateClient(client: EchoMqExistingClient | RedisClient, over
 }
 
 /**
- * @internal Opens a connection from the module's `connection` option. `blocking` connections carry
- * the idle consumers' BRPOP, so they never time out a command and never queue commands offline.
- * A `lazy` one opens no socket until `connect()` or its first command.
+ * @internal Opens a connection from the module's `connection` option (the command connection, or
+ * one that carries an idle consumer's BRPOP: see ClaimLoop's IDLE_OVERDUE_MS for what a reconnect
+ * does to one in flight). A `lazy` one opens no socket until `connect()` or its first command.
  */
 export function createRedisClient(connection: ResolvedEchoMqOptions['connection'], name: string, lazy = false): RedisClient {
   const base: RedisOptions = {

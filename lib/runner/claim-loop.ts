@@ -279,14 +279,15 @@ export class ClaimLoop {
     let woke: unknown;
     if (shards === 1) {
       const blocking = this.deps.blocking;
-      // NOTE: the blocking connection takes no command while it is down, so `ready` during the wait is
-      // a reconnect, after which the BRPOP went again with its whole timeout: the loop claims at once.
+      // NOTE: `ready` during a wait sent on a ready connection is a reconnect, after which the BRPOP
+      // went again with its whole timeout: the loop claims at once. A BRPOP sent before the connection
+      // was first ready waits in ioredis's queue and goes at `ready`: that one is no cut.
       let reconnected: (() => void) | undefined;
-      const cut = new Promise<void>((resolve) => blocking.once('ready', (reconnected = resolve)));
+      const cut = blocking.status === 'ready' ? new Promise<void>((resolve) => blocking.once('ready', (reconnected = resolve))) : undefined;
       try {
         woke = await this.unlessOverdue(blocking.brpop(this.wakeKey, (ms / 1000).toFixed(3)), ms, () => this.renewBlocking(blocking), cut);
       } finally {
-        blocking.off('ready', reconnected!);
+        if (reconnected) blocking.off('ready', reconnected);
       }
     } else {
       const keys = this.deps.lanes.keysOf(queue);
