@@ -27,6 +27,11 @@ export const payloadTooLarge = (bytes: number, max: number, argument = 'payload'
 export const connectionClosed = (op: string, queue: string): string =>
   `EchoMQ's connection to Redis is closed, so ${op}${queue ? ` on queue "${queue}"` : ''} may not have reached the server: the module has shut down (app.close()), or the client given as its connection was closed. Call it while the application runs.`;
 
+export const clusterUnreachable = (op: string, queue: string, reason: string): string =>
+  `EchoMQ ${op}${queue ? ` on queue "${queue}"` : ''} got no answer from the Redis Cluster through its retries (${reason}): `
+  + 'a failover took longer than they last, or the slot has no master. The write may stand: retry a submit with the same jobId; '
+  + 'raise the Cluster options maxRedirections or retryDelayOnFailover to wait through longer failovers.';
+
 export const scriptsDirEmpty = (dir: string): string =>
   `EchoMQ found no Lua scripts in ${dir}; the package's lua/ folder is missing or empty. Reinstall @echomq/nestjs.`;
 

@@ -57,6 +57,11 @@ export function createRedisClient(connection: ResolvedEchoMqOptions['connection'
   if (isExistingClient(connection)) return duplicateClient(connection, { ...base, ...(lazy ? { lazyConnect: true } : {}) });
   if (isClusterConnection(connection)) {
     return new Cluster(connection.cluster, {
+      // NOTE: a call on a master that failed is retried every retryDelayOnFailover ms, maxRedirections
+      // times in all (ioredis: 100 ms, 16 times: 1.6 s, shorter than a failover). These wait about
+      // 30 s, through a failover of the default cluster-node-timeout (15 s); the caller's win.
+      retryDelayOnFailover: 200,
+      maxRedirections: 150,
       ...connection.options,
       redisOptions: { ...base, ...connection.options?.redisOptions },
       clusterRetryStrategy: (times: number) => Math.min(100 * times, 2_000),

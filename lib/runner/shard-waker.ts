@@ -1,5 +1,8 @@
 import type { RedisClient } from '../scripts/lane-scripts';
 
+/** @internal The least time left in a wait for which a shard's BRPOP is sent again (see ShardWaker.wait). */
+export const REARM_MIN_MS = 5;
+
 /**
  * @internal The idle wait on a sharded queue's wake lists: a BRPOP on every shard's list, each on a
  * connection of its own (a Cluster takes no command on keys of two slots, and a blocked connection
@@ -18,45 +21,57 @@ export class ShardWaker {
 
   /**
    * Blocks until a token arrives on any of `wakeKeys` (one per shard, shard 0 first): true, after
-   * telling `woke` the shard; false once every shard's BRPOP timed out after `ms`, or at once
-   * when `signal` aborts (the loop is stopping).
+   * telling `woke` the shard; false once `ms` have passed, or at once when `signal` aborts (the loop
+   * is stopping). A shard's BRPOP kept from an earlier wait that times out before this wait's time
+   * is sent again for the rest of it, so every shard is watched until the end; one that outlasts
+   * the wait is kept for the next.
    */
   wait(wakeKeys: string[], ms: number, woke: (shard: number) => void, signal?: AbortSignal): Promise<boolean> {
-    const seconds = (ms / 1000).toFixed(3);
-    const waits = wakeKeys.map((key, i) => {
-      let pending = this.inFlight.get(i);
-      if (pending === undefined) {
-        const conn = this.connection(i);
-        pending = conn.brpop(key, seconds).then((token) => {
-          if (this.conns.get(i) === conn) this.inFlight.delete(i);
-          if (token !== null) woke(i);
-          return token !== null;
-        }, (err: unknown) => {
-          // NOTE: a connection renew() ended: its BRPOP counts as timed out.
-          if (this.conns.get(i) !== conn) return false;
-          this.inFlight.delete(i);
-          throw err;
-        });
-        this.inFlight.set(i, pending);
-      }
-      return pending;
-    });
+    const deadline = Date.now() + ms;
     return new Promise<boolean>((resolve, reject) => {
       if (signal?.aborted) return resolve(false);
-      const stop = (): void => resolve(false);
-      signal?.addEventListener('abort', stop, { once: true });
+      let done = false;
+      let timer: NodeJS.Timeout | undefined;
       const settle = (fn: () => void): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
         signal?.removeEventListener('abort', stop);
         fn();
       };
-      let left = waits.length;
-      for (const w of waits) {
-        w.then((got) => {
+      const stop = (): void => settle(() => resolve(false));
+      signal?.addEventListener('abort', stop, { once: true });
+      timer = setTimeout(stop, ms);
+      const watch = (i: number): void => {
+        this.brpop(i, wakeKeys[i], deadline, woke).then((got) => {
+          if (done) return;
           if (got) settle(() => resolve(true));
-          else if (--left === 0) settle(() => resolve(false));
+          else if (deadline - Date.now() >= REARM_MIN_MS) watch(i);
         }, (err: unknown) => settle(() => reject(err)));
-      }
+      };
+      wakeKeys.forEach((_, i) => watch(i));
     });
+  }
+
+  /** The shard's BRPOP in flight, or a new one that blocks until `deadline`; true when it took a token (after telling `woke`). */
+  private brpop(i: number, key: string, deadline: number, woke: (shard: number) => void): Promise<boolean> {
+    let pending = this.inFlight.get(i);
+    if (pending === undefined) {
+      const conn = this.connection(i);
+      const seconds = (Math.max(deadline - Date.now(), REARM_MIN_MS) / 1000).toFixed(3);
+      pending = conn.brpop(key, seconds).then((token) => {
+        if (this.conns.get(i) === conn) this.inFlight.delete(i);
+        if (token !== null) woke(i);
+        return token !== null;
+      }, (err: unknown) => {
+        // NOTE: a connection renew() ended: its BRPOP counts as timed out.
+        if (this.conns.get(i) !== conn) return false;
+        this.inFlight.delete(i);
+        throw err;
+      });
+      this.inFlight.set(i, pending);
+    }
+    return pending;
   }
 
   /**

@@ -33,6 +33,17 @@ class ShardedSecondWorker {
   }
 }
 
+const REARM_QUEUE = 'e2e-sharded-rearm';
+const rearmHandled: { group: string; at: number }[] = [];
+
+@LaneConsumer(REARM_QUEUE, { concurrency: 1 })
+@Injectable()
+class RearmWorker {
+  async handle(job: LaneJob): Promise<void> {
+    rearmHandled.push({ group: job.group, at: Date.now() });
+  }
+}
+
 const laterHeard: string[] = [];
 
 /** Hears the submits of a queue sharded after it booted. */
@@ -86,6 +97,38 @@ describe('a consumer of a sharded queue', () => {
     // NOTE: acks leave in batches after the handlers return.
     await until(async () => (await lanes.stats(QUEUE)).totals.completed === 404, 5_000, 'every completion');
     await producerClient.quit();
+  });
+
+  it('watches every shard to the end of a wait, though the shards\' waits kept from the one before time out first', async () => {
+    const { app } = await bootApp(fixture.server.url, [RearmWorker], { shardsOnOneServer: true, idleBlockMs: 4_000 });
+    fixture.apps.push(app);
+    const lanes = app.get(LanesService);
+    await lanes.shards(REARM_QUEUE, 4);
+    await until(async () => (await blockedClients(lanes)) === 4, 15_000, 'one blocked wait per shard');
+    const waitBegan = Date.now();
+    const groupOf = (shard: number): string => {
+      let i = 0;
+      while (shardOf(`rearm-${shard}-${i}`, 4) !== shard) i++;
+      return `rearm-${shard}-${i}`;
+    };
+    const producerClient = fixture.server.client();
+    const producer = lanesOn(producerClient, { shardsOnOneServer: true });
+    try {
+      // Halfway through the wait, a submit into shard 1: the next wait sends shard 1's BRPOP anew and
+      // keeps the other three, which time out 2 s into it.
+      await new Promise((r) => setTimeout(r, waitBegan + 2_000 - Date.now()));
+      await producer.submit(REARM_QUEUE, groupOf(1), {});
+      await until(() => rearmHandled.length === 1, 3_000, 'the job of shard 1');
+      // After those three timed out, a submit into shard 2.
+      await new Promise((r) => setTimeout(r, waitBegan + 4_300 - Date.now()));
+      const at = Date.now();
+      await producer.submit(REARM_QUEUE, groupOf(2), {});
+      await until(() => rearmHandled.length === 2, 5_000, 'the job of shard 2');
+      expect(rearmHandled[1].group).toBe(groupOf(2));
+      expect(rearmHandled[1].at - at).toBeLessThan(1_000);
+    } finally {
+      await producerClient.quit();
+    }
   });
 
   it('a queue-event listener hears the jobs of every shard, and follows a queue sharded while it runs', async () => {
