@@ -20,6 +20,9 @@ import { EchoMqMetadataAccessor } from './echomq-metadata.accessor';
 
 /** @internal Every event name `@OnQueueEvent` accepts. */
 export const QUEUE_EVENT_NAMES: readonly QueueEventName[] = ['submitted', 'completed', 'failed', 'dead', 'progress', 'cancelled'];
+/** How long shutdown waits to withdraw this process's announcements before it goes on without. */
+export const WITHDRAW_WAIT_MS = 2_000;
+
 /** How long an announcement lasts, and how often it is renewed (well before it lapses). */
 const PRESENCE_TTL_MS = 10_000;
 const PRESENCE_EVERY_MS = 3_000;
@@ -132,7 +135,12 @@ export class QueueEventsExplorer implements OnModuleInit, OnApplicationBootstrap
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.subscriber) return;
     clearInterval(this.timer);
-    await this.announce(0);
+    // NOTE: bounded: a server that does not answer would hold app.close() for good, and an
+    // announcement not withdrawn lapses by itself within PRESENCE_TTL_MS.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, WITHDRAW_WAIT_MS)));
+    await Promise.race([this.announce(0), late]);
+    clearTimeout(timer);
     const sub = this.subscriber;
     this.subscriber = undefined;
     if (this.connections) await this.connections.close(sub);

@@ -4,7 +4,9 @@ import {
   LaneConsumer, LaneJob, LanesService, OnQueueEvent, QueueEvent, QueueEventsListener, UnrecoverableError,
 } from '../../lib';
 import { LaneKeys } from '../../lib/redis/lane-keys';
+import { WITHDRAW_WAIT_MS } from '../../lib/explorer/queue-events.explorer';
 import { lanesOn } from '../support/lanes';
+import { TestRedisServer } from '../support/redis-server';
 import { bootApp, nestFixture, until } from '../support/nest';
 
 const QUEUE = 'e2e-events';
@@ -94,6 +96,22 @@ describe('cross-process queue events (@QueueEventsListener, @OnQueueEvent)', () 
       await conn.quit();
     }
   });
+
+  it('app.close() of an app with a listener ends though the server is gone (the withdrawal of its announcement is bounded)', async () => {
+    const server = await TestRedisServer.start();
+    let stopped = false;
+    try {
+      const { app } = await bootApp(server.url, [Auditor], { shutdownTimeoutMs: 2_000 });
+      await server.stop();
+      stopped = true;
+      const t0 = Date.now();
+      await app.close();
+      const ms = Date.now() - t0;
+      expect(ms).toBeLessThan(WITHDRAW_WAIT_MS + 3_000);
+    } finally {
+      if (!stopped) await server.stop();
+    }
+  }, 30_000);
 
   it('a queue nobody listens to publishes nothing (MONITOR), and a queue stops publishing once its last listener closes', async () => {
     const client = fx.server.client();
