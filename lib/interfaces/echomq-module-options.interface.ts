@@ -48,7 +48,7 @@ export interface EchoMqModuleOptions {
    * A redis:// URL, ioredis options, a Redis Cluster, or an existing ioredis/iovalkey client (duplicated for
    * the module's own connections, never closed by it). @default 'redis://127.0.0.1:6379'
    */
-  connection?: string | RedisOptions | EchoMqClusterConnection | EchoMqExistingClient;
+  connection?: string | RedisOptions | EchoMqClusterConnection | EchoMqExistingClient | undefined;
   /** Key prefix: keys are `${prefix}:{queue}:…`. @default 'emq' */
   prefix?: string;
   /** Default lease of a claim, in ms. @default 30_000 */

@@ -20,6 +20,22 @@ function diagnostics(): string[] {
   });
 }
 
+/** The type errors a project compiled with exactOptionalPropertyTypes sees in its own file (the package's own code aside). */
+function strictProjectErrors(file: string): string[] {
+  const program = ts.createProgram([join(TYPES, file)], {
+    strict: true, exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: true, experimentalDecorators: true,
+    emitDecoratorMetadata: true, target: ts.ScriptTarget.ES2021, module: ts.ModuleKind.CommonJS, types: ['node'],
+  });
+  return ts.getPreEmitDiagnostics(program).filter((d) => d.file?.fileName.endsWith(file))
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
+describe('the module options under exactOptionalPropertyTypes', () => {
+  it('take the README\'s `connection: process.env.REDIS_URL` (string | undefined) without a cast', () => {
+    expect(strictProjectErrors('module-options.check.ts')).toEqual([]);
+  }, 120_000);
+});
+
 describe('LaneQueue<T>, the type of a queue handle', () => {
   it('binds every queue method of LanesService, types payloads by T, and fails for a LanesService that gains a queue method the list lacks', () => {
     // NOTE: the last is checked by a @ts-expect-error in grown-lanes.check.ts: a check that passed
