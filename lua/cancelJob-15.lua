@@ -54,7 +54,7 @@ elseif state == 'scheduled' then
   delayedOut(base, group, row[4])
   -- NOTE: the retry an ordered lane was held for is gone, so the lane goes on to its next job.
   if row[5] then
-    orderedLane().unhold(base, group, KEYS[1], KEYS[5])
+    orderedLane().unhold(base, group, id, KEYS[5])
     ringJoin(base, group, KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[9])
   end
 elseif state == 'dead' then

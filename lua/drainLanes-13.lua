@@ -82,7 +82,7 @@ local function takeScheduled(id, jobKey, row, delayed)
   if delayed then delayedOut(base, row[1], row[2]) end
   parkedOut(base, row[1], KEYS[9])
   if row[3] then
-    orderedLane().unhold(base, row[1], jobKey, KEYS[4])
+    orderedLane().unhold(base, row[1], id, KEYS[4])
     ringJoin(base, row[1], KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[7])
   end
   dropJob(jobKey, id, KEYS[8])

@@ -11,6 +11,7 @@ import {
 } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import type { QueueEvent, ResolvedEchoMqOptions } from '../interfaces';
+import { settledBy } from '../redis/call-deadline';
 import { EchoMqConnections } from '../redis/echomq-connections';
 import { LaneKeys } from '../redis/lane-keys';
 import { readShardMap, toShardMap } from '../shards/shard-counts';
@@ -137,10 +138,7 @@ export class QueueEventsExplorer implements OnModuleInit, OnApplicationBootstrap
     clearInterval(this.timer);
     // NOTE: bounded: a server that does not answer would hold app.close() for good, and an
     // announcement not withdrawn lapses by itself within PRESENCE_TTL_MS.
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, WITHDRAW_WAIT_MS)));
-    await Promise.race([this.announce(0), late]);
-    clearTimeout(timer);
+    await settledBy(this.announce(0), Date.now() + WITHDRAW_WAIT_MS);
     const sub = this.subscriber;
     this.subscriber = undefined;
     if (this.connections) await this.connections.close(sub);

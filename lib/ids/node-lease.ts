@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { randomBytes } from 'crypto';
+import { settledBy } from '../redis/call-deadline';
 import type { LaneScripts } from '../scripts/lane-scripts';
 import { jobIdNode, setJobIdClockOffset, setJobIdNode } from './job-id';
 
@@ -92,12 +93,7 @@ export class JobIdNodeLease {
     if (n === undefined) return;
     // NOTE: bounded (the server may be down at shutdown); unanswered or refused, the lease ends on
     // its own, leaseMs after its last renewal.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.scripts.nodeLease(this.key, 'release', this.token, this.leaseMs, n).catch(() => undefined),
-      new Promise((resolve) => (timer = setTimeout(resolve, RELEASE_WAIT_MS))),
-    ]);
-    clearTimeout(timer);
+    await settledBy(this.scripts.nodeLease(this.key, 'release', this.token, this.leaseMs, n), Date.now() + RELEASE_WAIT_MS);
   }
 
   /** One call of the lease script, the mint clock set from the server's clock it read (see setJobIdClockOffset). */

@@ -32,3 +32,18 @@ export function withinCallTimeout<T>(pending: Promise<T>, ms: number | null, op:
     );
   });
 }
+
+/**
+ * @internal Waits for `promise` until `deadline` (ms since epoch): true when it settled (either way) by
+ * then. For a shutdown step that must end whatever the server does: what is left unanswered goes on
+ * without it.
+ */
+export async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(deadline - Date.now(), 0))));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { CLAIM_BATCH_MAX } from '../echomq.constants';
 import type { LaneConsumerDescriptor, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
 import type { LanesService } from '../lanes.service';
+import { settledBy } from '../redis/call-deadline';
 import { dropRedisClient, duplicateClient } from '../redis/redis-connection';
 import type { RedisClient } from '../scripts/lane-scripts';
 import { encodePayload } from '../validation/validate';
@@ -57,17 +58,6 @@ const OVERDUE: unique symbol = Symbol('overdue');
  * whatever shutdownTimeoutMs says: a server that is up answers in far less, one that is down never.
  */
 const SERVER_WAIT_MS = 2_000;
-
-/** Waits for `promise` until `deadline` (ms since epoch): true when it settled by then. */
-async function settledBy(promise: Promise<unknown>, deadline: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(deadline - Date.now(), 0))));
-  try {
-    return await Promise.race([promise.then(() => true, () => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * @internal One consumer's loop: claims (or wclaims) while it has free slots and there is work,

@@ -1,7 +1,7 @@
 import type { RedisClient } from '../scripts/lane-scripts';
 
-/** @internal The least time left in a wait for which a shard's BRPOP is sent again (see ShardWaker.wait). */
-export const REARM_MIN_MS = 5;
+/** The least time left in a wait for which a shard's BRPOP is sent again (see ShardWaker.wait). */
+const REARM_MIN_MS = 5;
 
 /**
  * @internal The idle wait on a sharded queue's wake lists: a BRPOP on every shard's list, each on a

@@ -36,9 +36,9 @@ local function orderedLane()
 
   -- Lets a held lane go (its held job left the schedule): the ceiling is 1 again while the lane is
   -- still ordered. The caller joins the lane to the ring when it is serviceable.
-  function O.unhold(base, group, jobKey, glimitKey)
-    rcall('HDEL', jobKey, 'ohold')
-    if rcall('HGET', base .. 'gordered', ORDERED_HELD .. group) == string.sub(jobKey, #base + 5) then
+  function O.unhold(base, group, id, glimitKey)
+    rcall('HDEL', base .. 'job:' .. id, 'ohold')
+    if rcall('HGET', base .. 'gordered', ORDERED_HELD .. group) == id then
       rcall('HDEL', base .. 'gordered', ORDERED_HELD .. group)
     end
     if rcall('HEXISTS', base .. 'gordered', group) == 1 then rcall('HSET', glimitKey, group, 1) end

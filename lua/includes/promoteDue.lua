@@ -36,7 +36,7 @@ local function promoteDue(base, now, max, scheduleKey, ringKey, ringSetKey, paus
     if group then
       if delayed then delayedOut(base, group, row[4]) end
       parkedOut(base, group)
-      if row[3] then orderedLane().unhold(base, group, jobKey, glimitKey) end
+      if row[3] then orderedLane().unhold(base, group, id, glimitKey) end
       if row[2] and #row[2] > 1 then tenantOps().giveBack(base, jobKey, group, string.sub(row[2], 2), gactiveKey, ringSetKey) end
       rcall('HSET', jobKey, 'state', 'pending')
       markReady(jobKey, tonumber(due[i + 1]), indexKey, group)
