@@ -7,6 +7,7 @@
 --- @include "indexMoved"
 --- @include "numberOf"
 --- @include "laneParked"
+--- @include "hashTable"
 --[[
   serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   Serves up to `want` heads of the lane the caller's ring step has just given (see ringOps):
@@ -126,7 +127,8 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     end
   end
   if served > 0 then
-    rcall('HINCRBY', gactiveKey, group, numText(served))
+    -- NOTE: a lane new to the active counts may have grown the hash past where a listpack pays (see grownHash).
+    if rcall('HINCRBY', gactiveKey, group, numText(served)) == served then grownHash(gactiveKey) end
     servedShare(base, group, served, work, x.now)
   end
   -- NOTE: the depth left is counted (ZCARD) and written to the index as it is (ZADD): cheaper
