@@ -26,6 +26,7 @@ local rcall = redis.call
 --- @include "ringSync"
 --- @include "unparkLane"
 --- @include "indexSetting"
+--- @include "grownHash"
 
 local base, group, raw = ARGV[1], ARGV[2], ARGV[3]
 local limit = tonumber(raw)
@@ -43,7 +44,8 @@ end
 if raw == '' then
   rcall('HDEL', KEYS[1], group)
 else
-  rcall('HSET', KEYS[1], group, limit)
+  -- NOTE: claims read a lane's ceiling (see grownHash).
+  if rcall('HSET', KEYS[1], group, limit) == 1 then grownHash(KEYS[1]) end
 end
 unparkLane(base, group, KEYS[8], KEYS[4], KEYS[5])
 indexSetting(KEYS[9], group, raw ~= '', KEYS[3], KEYS[1], KEYS[10], KEYS[2], KEYS[11])

@@ -34,6 +34,7 @@ local rcall = redis.call
 --- @include "unparkLane"
 --- @include "rateWindow"
 --- @include "indexSetting"
+--- @include "grownHash"
 
 local base, group, rawMax, rawPer = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local max, perMs = tonumber(rawMax), tonumber(rawPer)
@@ -54,7 +55,8 @@ if rawMax == '' then
   return ringSync(base, group, KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8])
 end
 local setting = string.format('%d %d', max, perMs)
-rcall('HSET', KEYS[1], group, setting)
+-- NOTE: claims read a lane's rate (see grownHash).
+if rcall('HSET', KEYS[1], group, setting) == 1 then grownHash(KEYS[1]) end
 rcall('ZADD', KEYS[11], 'NX', '0', group)
 rcall('ZADD', KEYS[2], '9e15', '~rate')
 rcall('LTRIM', KEYS[10], '0', string.format('%d', max - 1))

@@ -19,6 +19,7 @@
 ]]
 local rcall = redis.call
 --- @include "indexSetting"
+--- @include "grownHash"
 
 local group, weight = ARGV[1], tonumber(ARGV[2])
 if not weight or weight < 1 or weight % 1 ~= 0 then
@@ -27,7 +28,8 @@ end
 if weight == 1 then
   rcall('HDEL', KEYS[1], group)
 else
-  rcall('HSET', KEYS[1], group, weight)
+  -- NOTE: claims read a lane's weight (see grownHash).
+  if rcall('HSET', KEYS[1], group, weight) == 1 then grownHash(KEYS[1]) end
 end
 indexSetting(KEYS[2], group, weight ~= 1, KEYS[3], KEYS[4], KEYS[1], KEYS[5], KEYS[6])
 return 1

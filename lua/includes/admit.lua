@@ -3,6 +3,7 @@
 --- @include "wakeBefore"
 --- @include "queueEvent"
 --- @include "laneParked"
+--- @include "grownHash"
 --[[
   admit(base, id, group, payload, dedup, delayMs, maxAttempts, own, now, ...keys, tc, deferJoin, tenant, cost)
     -> status, id, laneKey (the lane's key when the job went into its lane, else nil)
@@ -82,7 +83,8 @@ local function admit(base, id, group, payload, dedup, delayMs, maxAttempts, own,
     -- NOTE: the common row, written without building a table of its fields (a third cheaper).
     rcall('HSET', jobKey, 'state', state, 'attempts', '0', 'payload', payload, 'group', group, 'last_error', '')
   end
-  if dedup ~= '' then rcall('HSET', dedupKey, dedup, id) end
+  -- NOTE: the dedup hash gains a field a job (see grownHash).
+  if dedup ~= '' and rcall('HSET', dedupKey, dedup, id) == 1 then grownHash(dedupKey) end
   if eventsHeard ~= false then queueEvent(base, 'submitted', id, group, nil, nil, nil, nil, tenanted and tenant or nil) end
   if delayMs > 0 then
     wakeBefore(scheduleKey, now + delayMs, wakeKey)

@@ -1,5 +1,6 @@
 --- @include "compatMode"
 --- @include "laneUnbind"
+--- @include "grownHash"
 --[[
   A lane's parked jobs: those in the schedule (a delayed submit, a retry waiting out its backoff) and
   those in the dead set, counted per lane in emq:{q}:gparked (hash group -> count; a field goes at
@@ -19,7 +20,8 @@
 ]]
 local function parkedIn(base, group)
   if compatMode() then return end
-  rcall('HINCRBY', base .. 'gparked', group, '1')
+  local key = base .. 'gparked'
+  if rcall('HINCRBY', key, group, '1') == 1 then grownHash(key) end
 end
 
 local function laneParked(base, group)

@@ -7,7 +7,7 @@
 --- @include "indexMoved"
 --- @include "numberOf"
 --- @include "laneParked"
---- @include "hashTable"
+--- @include "grownHash"
 --[[
   serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey, activeKey, gactiveKey, active, limit, x, tenant)
   Serves up to `want` heads of the lane the caller's ring step has just given (see ringOps):
