@@ -136,10 +136,7 @@ while served < steps do
     if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen, work) end
   end
 end
-flushLeases(activeKey)
--- NOTE: the lease as the text it was written with, once a job was served (see serveLane): a number
--- in the reply costs the server a formatting.
-if serveLeaseText then out[1] = serveLeaseText end
+flushLeases(activeKey, out)
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
 if ARGV[5] == '1' then out[#out + 1] = rcall('LLEN', ringKey) + rcall('ZCARD', ringKey .. ':vt') end

@@ -58,10 +58,7 @@ if queueLimit then
   if cap == 0 or cap > room then cap = room end
 end
 local _, reopenAt = weightedTurn(base, cap, now, leaseUntil, out, k, rated, true)
-flushLeases(k.active)
--- NOTE: the lease as the text it was written with, once a job was served (see serveLane): a number
--- in the reply costs the server a formatting.
-if serveLeaseText then out[1] = serveLeaseText end
+flushLeases(k.active, out)
 if reopenAt >= 0 and (timerAt < 0 or reopenAt < timerAt) then timerAt = reopenAt end
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end

@@ -85,10 +85,7 @@ while #sizes < turns and served < untilJobs and served < most do
   sizes[#sizes + 1] = n
   served = served + n
 end
-flushLeases(k.active)
--- NOTE: the lease as the text it was written with, once a job was served (see serveLane): a number
--- in the reply costs the server a formatting.
-if serveLeaseText then out[1] = serveLeaseText end
+flushLeases(k.active, out)
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end
 if nextDue >= 0 then out[2] = math.max(nextDue - now, 0) end
 if ARGV[7] == '1' then out[#out + 1] = rcall('LLEN', k.ring) + rcall('ZCARD', k.ring .. ':vt') end

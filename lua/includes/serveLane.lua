@@ -44,11 +44,14 @@ local serveLeaseAt, serveLeaseText
 local serveLeases = {}
 
 --[[
-  flushLeases(activeKey): puts the leases of every job served since the last flush into the active
+  flushLeases(activeKey, out): puts the leases of every job served since the last flush into the active
   set in one ZADD (the ids, scored by their lease deadline). Every script that serves must call it
-  before it returns: until then the jobs are active in their rows but not yet leased.
+  before it returns: until then the jobs are active in their rows but not yet leased. Once a job was
+  served, the reply's lease (out[1]) becomes the text the leases were written with: a number in a
+  reply costs the server a formatting.
 ]]
-local function flushLeases(activeKey)
+local function flushLeases(activeKey, out)
+  if serveLeaseText then out[1] = serveLeaseText end
   local n = #serveLeases
   if n == 2 then
     -- NOTE: one job (a one-job claim): no unpack, no bounds.
