@@ -369,6 +369,35 @@ describe('dashboard in a real browser (Chromium)', () => {
     expect(html).not.toContain('echomq-first');
   });
 
+  it('speaks of minutes when a pause form\'s duration is off, and pauses nothing', async () => {
+    const { url, lanes } = await boot({ readOnly: false });
+    await lanes.submit('shop', 'acme', { i: 0 });
+    await lanes.submit('shop', 'solo', { i: 1 }, { tenant: 'north' });
+    const { page, trouble } = await open(`${url}?token=${TOKEN}&queue=shop`);
+    try {
+      await rowOf(page, 'acme').getByRole('button', { name: 'Steer' }).click();
+      for (const minutes of ['0', '6000000']) {
+        await page.fill('#f-pause input[name=minutes]', minutes);
+        await page.click('#f-pause button[type=submit]');
+        await page.waitForSelector('#toast.error');
+        const said = await page.locator('#toast').innerText();
+        expect(said).toContain('minutes');
+        expect(said).not.toContain('forMs');
+        await page.evaluate(() => document.getElementById('toast')!.classList.remove('error'));
+      }
+      expect((await lanes.lane('shop', 'acme')).paused).toBe(false);
+      await tenantRowOf(page, 'north').getByRole('button', { name: 'Steer' }).click();
+      await page.fill('#t-pause input[name=minutes]', '0');
+      await page.click('#t-pause button[type=submit]');
+      await page.waitForSelector('#toast.error');
+      expect(await page.locator('#toast').innerText()).toContain('minutes');
+      expect((await lanes.tenant('shop', 'north')).paused).toBe(false);
+      expect(trouble).toEqual({ errors: [], dialogs: [] });
+    } finally {
+      await page.close();
+    }
+  });
+
   it('keeps the Steer panel true to the queue, and speaks of seconds when the rate form is off', async () => {
     const { url, lanes } = await boot({ readOnly: false });
     await lanes.submitMany('shop', Array.from({ length: 3 }, (_, i) => ({ group: 'acme', payload: { i } })));

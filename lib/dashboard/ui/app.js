@@ -3,7 +3,7 @@
 import { get, post, stream } from './api.js';
 import { renderCards } from './cards.js';
 import { backlogBar } from './chart.js';
-import { agedMs, byId, clock, count, duration, el, fill, pauseText } from './dom.js';
+import { agedMs, byId, clock, count, duration, el, fill, PAUSE_MINUTES_HINT, pauseForMs, pauseText } from './dom.js';
 import { renderFairness, renderFairnessLegend, tickFairness } from './fairness.js';
 import { showJob, wireJobView } from './job-view.js';
 import { renderRing } from './ring.js';
@@ -261,10 +261,14 @@ function wirePanel() {
   });
   const group = () => state.selected;
   form('f-pause', (f) => {
-    const minutes = f.get('minutes');
+    const forMs = pauseForMs(f.get('minutes'));
+    if (forMs === null) {
+      toast(PAUSE_MINUTES_HINT, true);
+      return;
+    }
     const reason = f.get('reason');
     const body = { group: group() };
-    if (minutes !== '') body.forMs = Math.round(Number(minutes) * 60_000);
+    if (forMs !== undefined) body.forMs = forMs;
     if (reason !== '') body.reason = reason;
     act('pause', body, `Paused lane ${group()}${body.forMs ? ` for ${duration(body.forMs)}` : ''}`);
   });

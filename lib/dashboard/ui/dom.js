@@ -64,6 +64,22 @@ export function duration(ms) {
   return `${decimal.format(ms / 86_400_000)} d`;
 }
 
+/** The longest timed pause the API takes (ms): ten years. */
+const PAUSE_MAX_MS = 315_360_000_000;
+
+/**
+ * A pause form's "for minutes" field as the API's forMs: undefined when empty (until resumed), null
+ * when out of range, so the form can say so in minutes (the API's message would speak of ms).
+ */
+export function pauseForMs(minutes) {
+  if (minutes === null || minutes === '') return undefined;
+  const ms = Math.round(Number(minutes) * 60_000);
+  return Number.isFinite(ms) && ms >= 1 && ms <= PAUSE_MAX_MS ? ms : null;
+}
+
+/** What a pause form says when its minutes are out of range. */
+export const PAUSE_MINUTES_HINT = 'For minutes: more than 0 and at most 5,256,000 (ten years), or empty to pause until resumed.';
+
 /** A clock time of a ms-since-epoch instant. */
 export const clock = (ms) => new Date(ms).toLocaleTimeString();
 

@@ -2,7 +2,7 @@
 // lanes of no tenant after them, as before), and the tenant's Steer panel (pause with minutes and a
 // reason, resume, weight, ceiling). Every name goes in as text (see dom.js).
 import { backlogBar } from './chart.js';
-import { byId, count, duration, el, pauseText } from './dom.js';
+import { byId, count, duration, el, PAUSE_MINUTES_HINT, pauseForMs, pauseText } from './dom.js';
 
 /** A tenant's entry on the queue's ring: '{t}' and the name ('{' cannot open a lane's name). */
 export const TENANT_ENTRY = '{t}';
@@ -88,10 +88,14 @@ export function wireTenantPanel(act, toast) {
     handler(new FormData(e.target));
   });
   form('t-pause', (f) => {
-    const minutes = f.get('minutes');
+    const forMs = pauseForMs(f.get('minutes'));
+    if (forMs === null) {
+      toast(PAUSE_MINUTES_HINT, true);
+      return;
+    }
     const reason = f.get('reason');
     const body = {};
-    if (minutes !== '') body.forMs = Math.round(Number(minutes) * 60_000);
+    if (forMs !== undefined) body.forMs = forMs;
     if (reason !== '') body.reason = reason;
     change('tenant/pause', body, `Paused tenant ${selected}${body.forMs ? ` for ${duration(body.forMs)}` : ''}`);
   });
