@@ -17,6 +17,10 @@ export const nameRule = (max: number): string =>
 export const wellFormedRule =
   'must be well-formed Unicode: it holds a lone UTF-16 surrogate, which has no UTF-8 form (two such names would share one key)';
 
+export const reapTakesNo = (option: string): string =>
+  `Invalid argument "opts.${option}": reap() does not take it. A reaped lease goes back to its lane's head (or dead once its attempts are spent); `
+  + 'to retry later or dead-letter a job you hold, call fail(queue, jobId, token, error, { backoff } or { dead: true }).';
+
 export const payloadNotJson = (reason: string, argument = 'payload'): string =>
   `Invalid argument "${argument}": it must be JSON-serialisable (${reason}). Pass plain objects, arrays, strings, numbers, booleans or null.`;
 

@@ -10,6 +10,6 @@ export { InjectQueue, getQueueToken, LaneWorker, LANE_QUEUE_METHODS, LaneQueue }
 export type { LaneQueueMethod, LaneQueueDefaults, RegisterQueueOptions, RegisterQueueAsyncOptions } from './queues';
 export type {
   LaneJob, LaneInfo, LaneRate, EchoMqModuleOptions, EchoMqBackoff, EchoMqClusterConnection, EchoMqExistingClient, EchoMqDurability, SubmitOptions, SubmitItem,
-  ClaimOptions, CompleteOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, LaneConsumerOptions, PauseOptions, HeldLease,
+  ClaimOptions, CompleteOptions, WeightedClaimOptions, WeightedClaimManyOptions, FailOptions, FailOutcome, ReapOptions, LaneConsumerOptions, PauseOptions, HeldLease,
   JobInfo, LanePosition, QueueStats, LanePage, ScanLanesOptions, WaitForOptions, JobProgress, DrainOptions, CleanOptions, ObliterateOptions, QueueEvent, TenantInfo, TenantPending,
 } from './interfaces';

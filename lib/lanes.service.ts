@@ -3,7 +3,7 @@ import { ECHOMQ_MODULE_OPTIONS, ECHOMQ_REDIS_CLIENT } from './echomq.constants';
 import { echoMqLogger } from './echomq.logger';
 import { JobIdNodeLease } from './ids/node-lease';
 import type {
-  ClaimOptions, CleanOptions, CompleteOptions, DrainOptions, FailOptions, JobProgress, ObliterateOptions, FailOutcome, HeldLease, JobInfo, FairShares, LaneHeadWait, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
+  ClaimOptions, CleanOptions, CompleteOptions, DrainOptions, FailOptions, JobProgress, ReapOptions, ObliterateOptions, FailOutcome, HeldLease, JobInfo, FairShares, LaneHeadWait, LaneInfo, LaneJob, LanePage, LanePosition, LaneRate,
   FairnessOptions, PauseOptions, QueueStats, ResolvedEchoMqOptions, ScanLanesOptions, SharesOptions, SubmitItem, SubmitOptions, TenantInfo, TenantPending, WaitForOptions,
   WeightedClaimManyOptions, WeightedClaimOptions,
 } from './interfaces';
@@ -265,7 +265,7 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
   // --- recovery --------------------------------------------------------------------------------
 
   /** Returns every job whose lease expired to its lane (or the dead set); how many. */
-  reap(queue: string, opts?: FailOptions): Promise<number> {
+  reap(queue: string, opts?: ReapOptions): Promise<number> {
     return this.recovery.reap(queue, opts);
   }
 

@@ -81,6 +81,15 @@ export interface FailOptions {
   dead?: boolean;
 }
 
+/**
+ * Options of {@link LanesService.reap}. A reaped lease always goes back to its lane's head (or dead
+ * when its attempts are spent): `fail`'s `backoff` and `dead` do not apply, and are refused.
+ */
+export interface ReapOptions {
+  /** Attempts before dead-lettering, for jobs that were submitted without their own. @default the module's maxAttempts */
+  maxAttempts?: number;
+}
+
 /** Options of {@link LanesService.complete} and {@link LanesService.completeMany}. */
 export interface CompleteOptions {
   /** How long the completed row is kept, in ms (0 to 30 days). @default the module's keepCompletedMs */

@@ -1,5 +1,7 @@
 import { REAP_PER_CALL } from '../echomq.constants';
-import type { FailOptions } from '../interfaces';
+import { EchoMqError } from '../errors';
+import { reapTakesNo } from '../echomq.messages';
+import type { ReapOptions } from '../interfaces';
 import { checkJobId, checkOptInt, checkOptions } from '../validation/validate';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { LaneContext } from './lane-context';
@@ -13,7 +15,11 @@ export class LaneRecovery {
 
   async reap(queue: string, opts: unknown): Promise<number> {
     const k = this.ctx.keysOf(queue);
-    const o = checkOptions<FailOptions>('opts', opts, k.queue);
+    const o = checkOptions<ReapOptions & Record<string, unknown>>('opts', opts, k.queue);
+    // NOTE: fail's options, refused rather than ignored: a reaped lease goes back to its lane's head.
+    for (const only of ['backoff', 'dead'] as const) {
+      if (o[only] !== undefined) throw new EchoMqError(reapTakesNo(only), { argument: `opts.${only}`, queue: k.queue });
+    }
     const maxAttempts = checkOptInt('opts.maxAttempts', o.maxAttempts, 1, 1_000_000, k.queue) ?? this.ctx.maxAttemptsOf(k.queue);
     return everyShard(await this.ctx.shards.all(k), async (shard) => {
       let total = 0;

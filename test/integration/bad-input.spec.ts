@@ -119,6 +119,9 @@ const CASES: Case[] = [
   ['reap', 'queue', BAD_NAMES, (c, v) => L(c).reap(v)],
   ['reap', 'opts', BAD_OPTS, (c, v) => L(c).reap(c.q, v)],
   ['reap', 'opts.maxAttempts', BAD_POSITIVE, (c, v) => L(c).reap(c.q, { maxAttempts: v })],
+  // fail's options, which reap does not take (it refuses them rather than ignore them).
+  ['reap', 'opts.dead', [true, false], (c, v) => L(c).reap(c.q, { dead: v } as never)],
+  ['reap', 'opts.backoff', [{ type: 'fixed', delayMs: 5 }, 0], (c, v) => L(c).reap(c.q, { backoff: v } as never)],
 
   ['promote', 'queue', BAD_NAMES, (c, v) => L(c).promote(v)],
 
