@@ -9,11 +9,15 @@ import {
 } from '../echomq.messages';
 import { LANE_EVENT_NAMES, LaneEventListeners } from '../events/lane-event-listeners';
 import { EchoMqError } from '../errors';
-import type { LaneConsumerDescriptor, LaneConsumerMetadata, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
+import type { EchoMqBackoff, LaneConsumerDescriptor, LaneConsumerMetadata, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
+import { resolveBackoff } from '../echomq.options';
 import { EchoMqConnections } from '../redis/echomq-connections';
 import { checkName } from '../validation/validate';
 import { EchoMqMetadataAccessor } from './echomq-metadata.accessor';
 import { createLaneHandler } from './lane-handler.factory';
+
+/** What `@LaneConsumer` stores (its options and the queue): any other key fails the boot. */
+const CONSUMER_OPTIONS = new Set(['queue', 'concurrency', 'leaseMs', 'maxAttempts', 'keepCompletedMs', 'backoff']);
 
 /**
  * @internal Finds the `@LaneConsumer` providers at module init and validates them; it starts
@@ -111,6 +115,23 @@ export class LaneConsumerExplorer implements OnModuleInit {
       }
       return value;
     };
+    // NOTE: an option it does not know (a typo, or one of another library's) would otherwise be
+    // ignored without a word: the boot fails naming it.
+    for (const option of Object.keys(meta)) {
+      if (!CONSUMER_OPTIONS.has(option)) {
+        throw new EchoMqError(invalidConsumerOption(className, option, `is not an option (known: ${[...CONSUMER_OPTIONS].filter((o) => o !== 'queue').join(', ')})`,
+          (meta as unknown as Record<string, unknown>)[option]), { code: 'MISCONFIGURED', argument: option });
+      }
+    }
+    let backoff: EchoMqBackoff | undefined;
+    if (meta.backoff !== undefined) {
+      try {
+        backoff = Object.freeze(resolveBackoff(meta.backoff, 'backoff'));
+      } catch (err) {
+        throw new EchoMqError(invalidConsumerOption(className, 'backoff', 'must be { delayMs, factor?, maxDelayMs? } (delayMs and maxDelayMs integers >= 0, factor a number >= 1)',
+          meta.backoff), { code: 'MISCONFIGURED', argument: (err as EchoMqError).argument ?? 'backoff', cause: err });
+      }
+    }
     return {
       name: `${className}.handle`,
       queue: meta.queue,
@@ -118,6 +139,7 @@ export class LaneConsumerExplorer implements OnModuleInit {
       leaseMs: int('leaseMs', meta.leaseMs, 100, 2 ** 31 - 1),
       maxAttempts: int('maxAttempts', meta.maxAttempts, 1, 1_000_000),
       keepCompletedMs: int('keepCompletedMs', meta.keepCompletedMs, 0, MAX_KEEP_COMPLETED_MS),
+      ...(backoff ? { backoff } : {}),
       weighted,
       handler: createLaneHandler(this.contexts, instance, handle as (job: LaneJob) => unknown),
     };

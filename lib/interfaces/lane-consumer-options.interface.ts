@@ -8,6 +8,8 @@ export interface LaneConsumerOptions {
   maxAttempts?: number;
   /** How long this consumer's completed jobs stay readable, in ms. @default the module's keepCompletedMs */
   keepCompletedMs?: number;
+  /** The retry delay of this consumer's failures. @default its queue's registered backoff, else the module's */
+  backoff?: import('./echomq-module-options.interface').EchoMqBackoff;
 }
 
 /** @internal What `@LaneConsumer` stores on a class. */

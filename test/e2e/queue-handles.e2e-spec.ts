@@ -111,10 +111,19 @@ describe('queue handles', () => {
       }
     }
 
+    @LaneConsumer('patient', { backoff: { delayMs: 300_000, factor: 1 } })
+    @Injectable()
+    class PatientWorker extends LaneWorker {
+      override async handle(): Promise<never> {
+        throw new Error('later');
+      }
+    }
+
     const { lanes } = await boot([
       EchoMqModule.registerQueue({ name: 'orders', defaults: { maxAttempts: 2, backoff: { delayMs: 600_000 }, keepCompletedMs: 60_000 } },
-        { name: 'strict', defaults: { maxAttempts: 5 } }, { name: 'twice', defaults: { maxAttempts: 2, backoff: { delayMs: 0 } } }),
-    ], [OrderWorker, StrictWorker, TwiceWorker]);
+        { name: 'strict', defaults: { maxAttempts: 5 } }, { name: 'twice', defaults: { maxAttempts: 2, backoff: { delayMs: 0 } } },
+        { name: 'patient', defaults: { backoff: { delayMs: 0 } } }),
+    ], [OrderWorker, StrictWorker, TwiceWorker, PatientWorker]);
 
     const bad = await lanes.submit('orders', 'acme', { sku: 'x', qty: -1 });
     const good = await lanes.submit('orders', 'acme', { sku: 'y', qty: 3 });
@@ -136,6 +145,11 @@ describe('queue handles', () => {
     const strict = await lanes.submit('strict', 'acme', 1);
     await until(async () => (await lanes.job('strict', strict))?.state === 'dead', 20_000, 'the strict job dead after one attempt');
     expect((await lanes.job('strict', strict))!.attempt).toBe(1);
+
+    // The consumer's own backoff (5 minutes) wins over the queue's (none).
+    const patient = await lanes.submit('patient', 'acme', 1);
+    await until(async () => (await lanes.job('patient', patient))?.state === 'scheduled', 20_000, 'the patient job scheduled for a retry');
+    expect((await lanes.job('patient', patient))!.dueAt! - Date.now()).toBeGreaterThan(250_000);
   });
 
   it('takes a queue\'s defaults from a factory with registerQueueAsync, and its handle injects where imported', async () => {

@@ -141,6 +141,30 @@ describe('LaneConsumerExplorer', () => {
       }
       return Keeper;
     }, /Keeper has an invalid @LaneConsumer option "keepCompletedMs"/],
+    ['an option it does not know (a typo)', () => {
+      @LaneConsumer('q', { concurency: 8 } as never)
+      @Injectable()
+      class Typo {
+        async handle(): Promise<void> {}
+      }
+      return Typo;
+    }, /Typo has an invalid @LaneConsumer option "concurency": is not an option \(known: concurrency, leaseMs, maxAttempts, keepCompletedMs, backoff\)/],
+    ['a backoff without its delay', () => {
+      @LaneConsumer('q', { backoff: { factor: 2 } as never })
+      @Injectable()
+      class Hasty {
+        async handle(): Promise<void> {}
+      }
+      return Hasty;
+    }, /Hasty has an invalid @LaneConsumer option "backoff"/],
+    ['a backoff factor under 1', () => {
+      @LaneConsumer('q', { backoff: { delayMs: 10, factor: 0.5 } })
+      @Injectable()
+      class Shrinking {
+        async handle(): Promise<void> {}
+      }
+      return Shrinking;
+    }, /Shrinking has an invalid @LaneConsumer option "backoff"/],
   ])('fails at module init on %s, naming the class', async (_what, make, message) => {
     const err = await explore([make()]).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(EchoMqError);
