@@ -3,9 +3,8 @@
   in three kinds of call so that none runs long (the caller puts them together, see
   lib/scripts/fairness-view-scripts.ts):
   - 'top': the candidates: the `count` lanes served most in each bucket of the window (see
-    includes/servedShare and bucketTop: in a bucket of more than BUCKET_READ_WHOLE lanes, within a
-    factor of two), then the `count` lanes with the oldest head entries (see includes/headBack), for
-    Jain's index: a backlogged lane starved in the window has an old head. A lane is missed only
+    includes/servedShare), then the `count` lanes with the oldest head entries (see includes/headBack),
+    for Jain's index: a backlogged lane starved in the window has an old head. A lane is missed only
     when it was never among the top of any one bucket.
   - 'rows': for up to 500 named lanes, what they were served in the window that ends at `now` (the 7
     buckets of 10 s that meet it, the oldest weighted by its part inside it), their depth as the lane
@@ -27,10 +26,9 @@
   'rows': ARGV[3] now, ARGV[4..] names  Reply: per name: served, work (text, fractional), depth, weight (text), tenant ('' none)
   'sums': no more arguments             Reply: { top sum, then per backlogged tenant: tenant, its weight, its lanes' sum }
   Clock: server TIME ('top'; 'rows' takes the `now` it gave).
-  Cost: 'top' per bucket an HLEN, and a read of at most BUCKET_READ_WHOLE lanes or 2 × count of its
-  top set and a page; 'rows' an HMGET per bucket (and a ZMSCORE in cost/time), a ZMSCORE of the
+  Cost: 'top' a ZREVRANGE per bucket; 'rows' a ZMSCORE per bucket (two in cost/time), one of the
   index, an HMGET and an MGET, of at most 500 members; 'sums' bounded by BUDGET lanes.
-  Derived keys: the buckets emq:{q}:shares:<n>, emq:{q}:sharetop:<n> and emq:{q}:work:<n>, the lanes' tenant keys, the
+  Derived keys: the buckets emq:{q}:served:<n> and emq:{q}:work:<n>, the lanes' tenant keys, the
   tenants' lane sets and infos, from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
@@ -40,58 +38,6 @@ local rcall = redis.call
 
 local ROWS_MAX = 500
 local BUDGET = 1000
--- NOTE: a bucket of up to this many lanes is read whole and its top picked exactly (about 0.1 ms).
-local BUCKET_READ_WHOLE = 256
-
---[[
-  The lanes served most in one bucket (see includes/servedShare): all of a small bucket's, ranked by
-  count; of a larger one, up to twice `count` from its top set (lanes served 8 times or more there,
-  ranked within a factor of two: the 'rows' call reads their exact counts, and the caller ranks them),
-  and when that holds fewer than `count`, lanes of a page of the bucket, most served first. Exact
-  for a bucket of up to BUCKET_READ_WHOLE lanes.
-]]
-local function bucketTop(base, bucket, count)
-  local key = base .. 'shares:' .. bucket
-  local size = rcall('HLEN', key)
-  if size == 0 then return {} end
-  if size <= BUCKET_READ_WHOLE then
-    local flat = rcall('HGETALL', key)
-    local entries = {}
-    for i = 1, #flat, 2 do entries[#entries + 1] = { flat[i], tonumber(flat[i + 1]) or 0 } end
-    table.sort(entries, function(a, b) return a[2] > b[2] or (a[2] == b[2] and a[1] < b[1]) end)
-    local names = {}
-    for i = 1, math.min(count, #entries) do names[i] = entries[i][1] end
-    return names
-  end
-  local names = rcall('ZREVRANGE', base .. 'sharetop:' .. bucket, '0', string.format('%d', math.min(1000, 2 * count) - 1))
-  if #names >= count then return names end
-  -- NOTE: the top set then holds every lane served SHARE_TOP_AT times or more in the bucket; the rest
-  -- were served fewer, so a page of them is ranked by count in SHARE_TOP_AT lists. HSCAN's COUNT is
-  -- slots of the table looked at, not entries: ask on until the page holds enough, or the scan is done.
-  local seen, byCount, found, cursor = {}, {}, 0, '0'
-  for i = 1, #names do seen[names[i]] = true end
-  repeat
-    local page = rcall('HSCAN', key, cursor, 'COUNT', string.format('%d', count))
-    cursor = page[1]
-    for i = 1, #page[2], 2 do
-      local name = page[2][i]
-      if not seen[name] then
-        seen[name] = true
-        local c = math.min(SHARE_TOP_AT, math.max(1, tonumber(page[2][i + 1]) or 1))
-        byCount[c] = byCount[c] or {}
-        table.insert(byCount[c], name)
-        found = found + 1
-      end
-    end
-  until cursor == '0' or #names + found >= count
-  for c = SHARE_TOP_AT, 1, -1 do
-    for _, name in ipairs(byCount[c] or {}) do
-      if #names >= count then return names end
-      names[#names + 1] = name
-    end
-  end
-  return names
-end
 
 local base, kind = ARGV[1], ARGV[2]
 if not base or KEYS[1] ~= base .. 'lanes' or (kind ~= 'top' and kind ~= 'rows' and kind ~= 'sums') then
@@ -105,8 +51,9 @@ if kind == 'top' then
   local fair = rcall('HGET', KEYS[3], 'fair')
   local out, seen = { string.format('%d', now), (fair == 'cost' or fair == 'time') and 1 or 0 }, {}
   local buckets = shareWindow(now)
+  local last = string.format('%d', count - 1)
   for i = 1, #buckets do
-    for _, name in ipairs(bucketTop(base, buckets[i], count)) do
+    for _, name in ipairs(rcall('ZREVRANGE', base .. 'served:' .. buckets[i], '0', last)) do
       if not seen[name] then
         seen[name] = true
         out[#out + 1] = name
@@ -134,7 +81,7 @@ if kind == 'rows' then
   local served, work = {}, {}
   for i = 1, n do served[i], work[i] = 0, 0 end
   for b = 1, #buckets do
-    local s = rcall('HMGET', base .. 'shares:' .. buckets[b], unpack(ARGV, 4))
+    local s = rcall('ZMSCORE', base .. 'served:' .. buckets[b], unpack(ARGV, 4))
     local w = byWork and rcall('ZMSCORE', base .. 'work:' .. buckets[b], unpack(ARGV, 4))
     for i = 1, n do
       served[i] = served[i] + (tonumber(s[i]) or 0) * parts[b]

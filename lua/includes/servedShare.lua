@@ -1,25 +1,20 @@
 --- @include "numText"
 --- @include "shareWindow"
---- @include "grownHash"
 --[[
-  What each lane was served, for shares(): per 10 s of the server clock, a hash of lane -> jobs
-  claimed, emq:{q}:shares:<n> (n: see shareWindow); beside it a sorted set of the lanes served
-  SHARE_TOP_AT times or more in that bucket, emq:{q}:sharetop:<n>, scored by the last power of two
-  their count reached (the bucket's top lanes, for a read of a bucket too large to read whole); and
-  in `cost`/`time` fairness a sorted set of lane -> work charged, emq:{q}:work:<n>. A read sums the 7
-  buckets that meet the last 60 s (the oldest in proportion to its part inside it). Each bucket key
-  lives 80 s from its last new entry, so memory is bounded by the lanes served in the last 90 s.
+  What each lane was served, for shares(): per 10 s of the server clock, a sorted set of lane ->
+  jobs claimed, emq:{q}:served:<n> (n: see shareWindow), and in `cost`/`time` fairness one of
+  lane -> work charged, emq:{q}:work:<n>. A read sums the 7 buckets that meet the last 60 s (the
+  oldest in proportion to its part inside it). Each bucket key lives 80 s from its first entry, so
+  memory is bounded by the lanes served in the last 80 s.
   servedShare(base, group, served, work, now): the lane was served `served` jobs and charged `work`
-  (0 in `jobs` fairness) in this call: one HINCRBY per lane per call (and a ZINCRBY for work), a
-  ZADD of the top set when the count passes a power of two from SHARE_TOP_AT on, and a PEXPIRE when
-  a key gains its first entry of a lane (the key may be new then), once per key per call. A hash,
-  not a sorted set, for the counts: on Redis 7.0 a ZINCRBY formats its reply with snprintf and
-  updates a skip list, and in a one-job claim that came to 10k instructions more than an HINCRBY
-  into a hash table (callgrind, bench/tools/instructions.js); the bucket is made a hash table as it
-  grows (grownHash). Which bucket is current and its keys are kept per base from call to call
-  (shareBuckets, in the function library; per call under EVALSHA), so a one-job claim does not
-  build them again (about 2k instructions). Whether a bucket has its TTL is not kept: the library is
-  shared by the server's databases, and a key of the same name in another one may lack it.
+  (0 in `jobs` fairness) in this call: one ZINCRBY per lane per call (and one for work), and a
+  PEXPIRE when the bucket gains its first entry of a lane (the bucket may be new then), once per
+  call. Which bucket is current and its keys are kept per base from call to call (shareBuckets, in
+  the function library; per call under EVALSHA), so a one-job claim does not build them again
+  (about 2k instructions). Whether a bucket has its TTL is not kept: the library is shared by the
+  server's databases, and a key of the same name in another one may lack it.
+  (Writing a call's lanes in one ZMSCORE and one ZADD measured no cheaper for a call of 25 lanes,
+  and 15k instructions dearer for a call of one: callgrind, bench/tools/instructions.js.)
   workSettled(base, group, delta, claimedAt, now): a `time` claim put an estimate into the work
   bucket of its moment (claimedAt); when the job ends (fairOps' settle) what it really took less that
   estimate goes into the same bucket, so a lane's work in the window is the time its jobs took, the
@@ -29,8 +24,8 @@ local SHARE_TTL_MS = '80000'
 local SHARE_BASES_MAX = 256
 --- @shared shareBuckets, shareBucketCount: per base, its current bucket (see shareEntry); what it holds follows from base and the clock
 local shareBuckets, shareBucketCount = {}, 0
---- @per-call shareTtlServed, shareTtlTop, shareTtlWork: the bucket keys this call has given their TTL
-local shareTtlServed, shareTtlTop, shareTtlWork
+--- @per-call shareTtlServed, shareTtlWork: the bucket keys this call has given their TTL
+local shareTtlServed, shareTtlWork
 
 --[[ The bucket of base at `now`: from, to (ms), and its served and work keys. ]]
 local function shareEntry(base, now)
@@ -38,7 +33,7 @@ local function shareEntry(base, now)
   if e and now >= e.from and now < e.to then return e end
   local n = shareBucket(now)
   local number = numText(n)
-  e = { from = n * SHARE_BUCKET_MS, to = (n + 1) * SHARE_BUCKET_MS, served = base .. 'shares:' .. number, top = base .. 'sharetop:' .. number, work = base .. 'work:' .. number }
+  e = { from = n * SHARE_BUCKET_MS, to = (n + 1) * SHARE_BUCKET_MS, served = base .. 'served:' .. number, work = base .. 'work:' .. number }
   if shareBucketCount == SHARE_BASES_MAX then shareBuckets, shareBucketCount = {}, 0 end
   if not shareBuckets[base] then shareBucketCount = shareBucketCount + 1 end
   shareBuckets[base] = e
@@ -48,22 +43,13 @@ end
 local function servedShare(base, group, served, work, now)
   local e = shareEntry(base, now)
   local key = e.served
-  local count = rcall('HINCRBY', key, group, numText(served))
-  if count == served then
-    -- NOTE: the lane's first entry in the bucket.
-    grownHash(key)
-    if shareTtlServed ~= key then
-      rcall('PEXPIRE', key, SHARE_TTL_MS)
-      shareTtlServed = key
-    end
-  end
-  if count >= SHARE_TOP_AT then
-    local band = SHARE_TOP_AT
-    while band * 2 <= count do band = band * 2 end
-    if count - served < band and rcall('ZADD', e.top, numText(band), group) == 1 and shareTtlTop ~= e.top then
-      rcall('PEXPIRE', e.top, SHARE_TTL_MS)
-      shareTtlTop = e.top
-    end
+  local text = numText(served)
+  -- NOTE: the reply equals what was added only when this is the lane's first entry in the bucket;
+  -- a whole number's reply is its decimal text, compared as text (no tonumber: Lua strings are
+  -- interned, so this is a pointer comparison).
+  if rcall('ZINCRBY', key, text, group) == text and shareTtlServed ~= key then
+    rcall('PEXPIRE', key, SHARE_TTL_MS)
+    shareTtlServed = key
   end
   if work > 0 then
     local wkey = e.work

@@ -8,9 +8,6 @@
 ]]
 local SHARE_BUCKET_MS = 10000
 local SHARE_WINDOW_MS = 60000
--- NOTE: a lane enters a bucket's top set (see servedShare) once it was served this many times in the
--- bucket: a lane served a few times (most, on a queue of many light lanes) costs no write there.
-local SHARE_TOP_AT = 8
 
 local function shareBucket(now)
   return math.floor(now / SHARE_BUCKET_MS)

@@ -815,8 +815,8 @@ describe('invariants under a seeded random run', () => {
       // NOTE: the foreign writer keeps no dedup index, so dedup keys of jobs it completed stay behind.
       const leftovers = compat ? ['gweight', 'stats', 'wake', 'lanes', 'dedup'] : ['gweight', 'stats', 'wake', 'lanes'];
       // The last minute's per-second completion buckets (stats:<second>) stay, each until it expires.
-      // So do the shares' per-10-second buckets (shares:<n>, sharetop:<n>, work:<n>: lua/includes/servedShare.lua).
-      const buckets = left.filter((key) => /^(stats|shares|sharetop|work):\d+$/.test(key));
+      // So do the shares' per-10-second served buckets (served:<n>, lua/includes/servedShare.lua).
+      const buckets = left.filter((key) => /^(stats|served|work):\d+$/.test(key));
       for (const key of buckets) expect(await client.pttl(keysOf(q).base + key)).toBeGreaterThan(0);
       // Kept rows not yet expired stay too (the last check found each as it should be).
       const keptIdOf = new Map(await Promise.all(left.filter((key) => key.startsWith('kept:'))

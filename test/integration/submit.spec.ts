@@ -200,8 +200,8 @@ describe('submit, submitMany, complete and the lane listing', () => {
     const bucket = Object.keys(snap).filter((key) => key.startsWith(`${k.stats}:`));
     expect(bucket.length === 1 || bucket.length === 2).toBe(true);
     for (const key of bucket) expect(await client.pttl(key)).toBeGreaterThan(59_000);
-    // And the shares' bucket of what was served (shares:<n>, lua/includes/servedShare.lua), which expires after 80 s.
-    const servedBuckets = Object.keys(snap).filter((key) => key.startsWith(`${k.base}shares:`));
+    // And the shares' bucket of what was served (served:<n>, lua/includes/servedShare.lua), which expires after 80 s.
+    const servedBuckets = Object.keys(snap).filter((key) => key.startsWith(`${k.base}served:`));
     expect(servedBuckets.length === 1 || servedBuckets.length === 2).toBe(true);
     for (const key of servedBuckets) expect(await client.pttl(key)).toBeGreaterThan(70_000);
     expect(Object.keys(snap).filter((key) => key !== k.stats && key !== k.wake && !bucket.includes(key) && !servedBuckets.includes(key))).toEqual([]);
