@@ -3,9 +3,10 @@
   in three kinds of call so that none runs long (the caller puts them together, see
   lib/scripts/fairness-view-scripts.ts):
   - 'top': the candidates: the `count` lanes served most in each bucket of the window (see
-    includes/servedShare), then the `count` lanes with the oldest head entries (see includes/headBack),
-    for Jain's index: a backlogged lane starved in the window has an old head. A lane is missed only
-    when it was never among the top of any one bucket.
+    includes/servedShare), then for Jain's index every backlogged lane while there are at most
+    JAIN_ALL_MAX, past that the `count` lanes with the oldest head entries (see includes/headBack): a
+    backlogged lane starved in the window has an old head. A lane is missed only when it was never
+    among the top of any one bucket.
   - 'rows': for up to 500 named lanes, what they were served in the window that ends at `now` (the 7
     buckets of 10 s that meet it, the oldest weighted by its part inside it), their depth as the lane
     index has it (within a factor of two, see includes/indexMoved: the caller asks only whether it is
@@ -22,11 +23,11 @@
 
   ARGV[1] base   'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] kind   'top', 'rows' or 'sums'
-  'top':  ARGV[3] count (1..1,000)      Reply: { now, byWork (1 in cost/time fairness), names served most..., '', oldest heads' names... }
+  'top':  ARGV[3] count (1..1,000)      Reply: { now, byWork (1 in cost/time fairness), names served most..., '', oldest heads' names..., backlogged lanes' names... }
   'rows': ARGV[3] now, ARGV[4..] names  Reply: per name: served, work (text, fractional), depth, weight (text), tenant ('' none)
   'sums': no more arguments             Reply: { top sum, then per backlogged tenant: tenant, its weight, its lanes' sum }
   Clock: server TIME ('top'; 'rows' takes the `now` it gave).
-  Cost: 'top' a ZREVRANGE per bucket; 'rows' a ZMSCORE per bucket (two in cost/time), one of the
+  Cost: 'top' a ZREVRANGE per bucket and at most JAIN_ALL_MAX lanes of the index; 'rows' a ZMSCORE per bucket (two in cost/time), one of the
   index, an HMGET and an MGET, of at most 500 members; 'sums' bounded by BUDGET lanes.
   Derived keys: the buckets emq:{q}:served:<n> and emq:{q}:work:<n>, the lanes' tenant keys, the
   tenants' lane sets and infos, from ARGV[1] pinned to KEYS[1].
@@ -38,6 +39,7 @@ local rcall = redis.call
 
 local ROWS_MAX = 500
 local BUDGET = 1000
+local JAIN_ALL_MAX = 1000
 
 local base, kind = ARGV[1], ARGV[2]
 if not base or KEYS[1] ~= base .. 'lanes' or (kind ~= 'top' and kind ~= 'rows' and kind ~= 'sums') then
@@ -66,6 +68,16 @@ if kind == 'top' then
     if not seen[name] then
       seen[name] = true
       out[#out + 1] = name
+    end
+  end
+  -- NOTE: Jain's index is over the backlogged lanes: while there are at most JAIN_ALL_MAX of them, every
+  -- one is a candidate, so the index is exact; past that the oldest heads stand in for the starved.
+  if rcall('ZCOUNT', KEYS[1], '(0', DEPTH_BELOW_HEADS) <= JAIN_ALL_MAX then
+    for _, name in ipairs(rcall('ZRANGEBYSCORE', KEYS[1], '(0', DEPTH_BELOW_HEADS)) do
+      if not seen[name] then
+        seen[name] = true
+        out[#out + 1] = name
+      end
     end
   end
   return out

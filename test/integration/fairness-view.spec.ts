@@ -343,6 +343,19 @@ describe('seeing fairness: the oldest heads and the shares served', () => {
       for (const l of s.lanes) expect(l.work).toBe(l.served * (l.group.charCodeAt(0) - 96));
     });
 
+    it('Jain is over every backlogged lane while there are at most 1,000, not only those listed', async () => {
+      const q = queues.queue();
+      await lanes.submitMany(q, [...Array(300).keys()].flatMap((i) => [0, 1].map((n) => ({ group: `lane-${i}`, payload: n }))));
+      // 20 lanes served one job each; the other 280 backlogged lanes served nothing.
+      const served: LaneJob[] = (await lanes.claimMany(q, 20)).jobs;
+      expect(new Set(served.map((j) => j.group)).size).toBe(20);
+      await finish(q, served);
+      const s = await lanes.shares(q, { count: 10 });
+      expect(s.lanes).toHaveLength(10);
+      // (Σx)² ÷ (n·Σx²) over the 300: 20² ÷ (300 × 20).
+      expect(s.jain).toBeCloseTo(400 / 6000, 6);
+    });
+
     it('lists the lanes served most in the window, among many lanes served less in each bucket', async () => {
       const q = queues.queue();
       const k = keysOf(q);
