@@ -52,33 +52,25 @@ if kind == 'top' then
   local now = nowMs()
   local fair = rcall('HGET', KEYS[3], 'fair')
   local out, seen = { string.format('%d', now), (fair == 'cost' or fair == 'time') and 1 or 0 }, {}
-  local buckets = shareWindow(now)
-  local last = string.format('%d', count - 1)
-  for i = 1, #buckets do
-    for _, name in ipairs(rcall('ZREVRANGE', base .. 'served:' .. buckets[i], '0', last)) do
+  -- Appends the names not listed yet (heads given as entries: their lane's name).
+  local function add(names, heads)
+    for _, name in ipairs(names) do
+      if heads then name = headGroup(name) end
       if not seen[name] then
         seen[name] = true
         out[#out + 1] = name
       end
     end
   end
+  local buckets = shareWindow(now)
+  local last = string.format('%d', count - 1)
+  for i = 1, #buckets do add(rcall('ZREVRANGE', base .. 'served:' .. buckets[i], '0', last)) end
   out[#out + 1] = ''
-  for _, entry in ipairs(rcall('ZRANGEBYSCORE', KEYS[1], HEAD_FLOOR_TEXT, '+inf', 'LIMIT', '0', string.format('%d', count))) do
-    local name = headGroup(entry)
-    if not seen[name] then
-      seen[name] = true
-      out[#out + 1] = name
-    end
-  end
+  add(rcall('ZRANGEBYSCORE', KEYS[1], HEAD_FLOOR_TEXT, '+inf', 'LIMIT', '0', string.format('%d', count)), true)
   -- NOTE: Jain's index is over the backlogged lanes: while there are at most JAIN_ALL_MAX of them, every
   -- one is a candidate, so the index is exact; past that the oldest heads stand in for the starved.
   if rcall('ZCOUNT', KEYS[1], '(0', DEPTH_BELOW_HEADS) <= JAIN_ALL_MAX then
-    for _, name in ipairs(rcall('ZRANGEBYSCORE', KEYS[1], '(0', DEPTH_BELOW_HEADS)) do
-      if not seen[name] then
-        seen[name] = true
-        out[#out + 1] = name
-      end
-    end
+    add(rcall('ZRANGEBYSCORE', KEYS[1], '(0', DEPTH_BELOW_HEADS))
   end
   return out
 end
