@@ -92,6 +92,11 @@ export class LaneAcks {
       throw new EchoMqError(invalidArgument('value', 'must be a finite number or a JSON object', value), { argument: 'value', queue: k.queue });
     }
     const text = encodePayload(value, MAX_PROGRESS_BYTES, k.queue, 'value', null);
+    // NOTE: an object's toJSON may make it a string or an array (a Date does): what is kept must be
+    // what job() can give back as a number or an object.
+    if (isObject && !/^[{\-\d]/.test(text)) {
+      throw new EchoMqError(invalidArgument('value', 'must be a finite number or a JSON object (its toJSON() gives another JSON type)', value), { argument: 'value', queue: k.queue });
+    }
     return this.ctx.scripts.progress(await this.ctx.shards.ofJob(k, id), id, t, text);
   }
 

@@ -168,7 +168,7 @@ const CASES: Case[] = [
   ['progress', 'jobId', BAD_JOB_IDS, (c, v) => L(c).progress(c.q, v, c.token, 1)],
   ['progress', 'token', BAD_TOKENS, (c, v) => L(c).progress(c.q, c.heldId, v, 1)],
   ['progress', 'value', [NaN, Infinity, -Infinity, 'half', '', [], [1], null, undefined, true, 10n, circular, { n: 10n },
-    { big: 'x'.repeat(65_536) }], (c, v) => L(c).progress(c.q, c.heldId, c.token, v)],
+    { big: 'x'.repeat(65_536) }, new Date(0), { toJSON: () => [1, 2] }, { toJSON: () => null }], (c, v) => L(c).progress(c.q, c.heldId, c.token, v)],
   ['cancel', 'queue', BAD_NAMES, (c, v) => L(c).cancel(v, c.deadId)],
   ['cancel', 'jobId', BAD_JOB_IDS, (c, v) => L(c).cancel(c.q, v)],
   ['drain', 'queue', BAD_NAMES, (c, v) => L(c).drain(v)],
