@@ -98,43 +98,48 @@ if halted then return out end
 -- NOTE: the queue's ceiling (queueLimit) counts its leases, served ones included.
 if queueLimit then steps = math.min(steps, queueLimit - rcall('ZCARD', activeKey)) end
 local served, healed = 0, 0
+-- NOTE: a tenant whose step served nothing keeps its turn (see ringNext's `turn`).
+local open
 while served < steps do
-  local group, ring, set, tenant, t = ringNext(base, ringKey, ringSetKey)
+  local group, ring, set, tenant, t = ringNext(base, ringKey, ringSetKey, open)
+  open = nil
   if not group then break end
   local active, limit, paused = laneState(group, pausedKey, glimitKey, gactiveKey)
   local setting = rated and rcall('HGET', laneKeys.grate, group)
   local window = setting and rateWindow(base, group, setting, now)
+  -- NOTE: n, what this step served; stays: the lane's tenant is still on the queue's ring after it.
+  local n, stays = 0, false
   if paused or (limit and active >= limit) then
     -- NOTE: unreachable while the ring holds exactly the serviceable lanes; if it ever does not,
     -- take the lane off (it is at the tail) rather than serve a parked lane, and try the next.
     if ringPlain then rcall('RPOP', ring) else ringOps().drop(base, ring, group) end
     rcall('SREM', set, group)
-    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true) end
+    stays = tenant and not tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true)
     healed = healed + 1
-    if healed > 16 then break end
   elseif window and window.room(1) == 0 then
     -- NOTE: a lane can come back to the ring with its window still full (resume, a new ceiling);
     -- park it now, off the ring list (it is at the tail) but kept in the ring set.
     if ringPlain then rcall('RPOP', ring) else ringOps().drop(base, ring, group) end
-    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true) end
+    stays = tenant and not tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, 0, true)
     local at = window.reopenAt()
     window.park(timersKey, laneKeys.wake, at)
     if timerAt < 0 or at < timerAt then timerAt = at end
     healed = healed + 1
-    if healed > 16 then break end
   else
-    local n, left, work = serveLane(base, group, 1, leaseUntil, out, ring, set, activeKey, gactiveKey, active, limit, laneKeys, tenant)
+    local left, work
+    n, left, work = serveLane(base, group, 1, leaseUntil, out, ring, set, activeKey, gactiveKey, active, limit, laneKeys, tenant)
     if n > 0 then
       served = served + 1
     else
       -- NOTE: the lane's head had no row (see serveLane): that step served nothing; rotate on.
       healed = healed + 1
-      if healed > 16 then break end
     end
     local reopen = window and window.afterServe(n, left, ring, set, timersKey, laneKeys.wake)
     if reopen and (timerAt < 0 or reopen < timerAt) then timerAt = reopen end
-    if tenant then tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen, work) end
+    stays = tenant and not tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen, work)
   end
+  if healed > 16 then break end
+  if n == 0 and stays then open = { ring = ring, set = set, tenant = tenant, t = t } end
 end
 flushLeases(activeKey, out)
 if nextDue < 0 or (timerAt >= 0 and timerAt < nextDue) then nextDue = timerAt end

@@ -1,10 +1,14 @@
 --- @include "laneRing"
 --[[
-  ringNext(base, ringKey, ringSetKey) -> group, ring, ringset, tenant, t (T's state): one step of the
-  rota at both levels (see laneRing): rotate the queue's ring; on a tenant's entry, rotate that
+  ringNext(base, ringKey, ringSetKey, turn?) -> group, ring, ringset, tenant, t (T's state): one step of
+  the rota at both levels (see laneRing): rotate the queue's ring; on a tenant's entry, rotate that
   tenant's ring and name its lane (in virtual time: the smallest starts, see ringOps). nil when
   nothing is on the ring. ringOps .drop (RPOP while ringPlain) then takes the lane off `ring`, and
   under a tenant its entry '{t}' .. T off the queue's ring. Only the claims include it.
+  `turn` ({ ring, set, tenant, t }): a tenant whose step served nothing (its lane was parked by its
+  rate, or healed off the ring, or had no row) and that is still on the queue's ring; its turn is not
+  over (fairness 6), so its own ring steps again first (its entry is already at the queue ring's tail),
+  and only when that ring is empty does the queue's ring step.
 ]]
 --- @per-call strByte: the library's top level cannot read `string` when it loads
 local strByte = string.byte
@@ -37,7 +41,11 @@ local function tenantStep(base, ringKey, ringSetKey, entry)
   return nil
 end
 
-local function ringNext(base, ringKey, ringSetKey)
+local function ringNext(base, ringKey, ringSetKey, turn)
+  if turn then
+    local group = stepRing(base, turn.ring)
+    if group then return group, turn.ring, turn.set, turn.tenant, turn.t end
+  end
   -- NOTE: a tenant entry with an empty ring list, or of a tenant that is not open, is unreachable
   -- while the invariant holds; it is taken off (it is at the tail) and the rota moves on, at most
   -- 16 times a call. A lane's entry (the common case) costs the LMOVE and one byte compared.

@@ -54,8 +54,11 @@ end
 
 local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
   local reopenAt = -1
+  -- NOTE: a tenant whose step served nothing keeps its turn (see ringNext's `turn`).
+  local open
   for _ = 0, 16 do
-    local group, ring, set, tenant, t = ringNext(base, k.ring, k.ringset)
+    local group, ring, set, tenant, t = ringNext(base, k.ring, k.ringset, open)
+    open = nil
     if not group then return nil, reopenAt end
     local n, at, gone, work = laneTurn(base, group, ring, set, tenant, t, cap, now, leaseUntil, out, k, rated, weighted)
     if at and (reopenAt < 0 or at < reopenAt) then reopenAt = at end
@@ -77,6 +80,7 @@ local function weightedTurn(base, cap, now, leaseUntil, out, k, rated, weighted)
       end
       return total, reopenAt
     end
+    if tenant and not left then open = { ring = ring, set = set, tenant = tenant, t = t } end
   end
   return nil, reopenAt
 end

@@ -37,6 +37,35 @@ describe('tenants: a tenant\'s lanes share one turn', () => {
     expect(aLanes.size).toBe(10);
   });
 
+  it('a tenant keeps its turn when its lane is found at its rate ceiling: the next lane of the tenant is served, with every claim form', async () => {
+    const forms: [string, (q: string) => Promise<string[]>][] = [
+      ['claim', async (q) => {
+        const groups: string[] = [];
+        for (let i = 0; i < 6; i++) groups.push((await lanes.claim(q))!.group);
+        return groups;
+      }],
+      ['claimMany', async (q) => (await lanes.claimMany(q, 6)).jobs.map((j) => j.group)],
+      ['wclaim', async (q) => {
+        const groups: string[] = [];
+        for (let i = 0; i < 6; i++) groups.push(...(await lanes.wclaim(q)).map((j) => j.group));
+        return groups;
+      }],
+      ['wclaimMany', async (q) => (await lanes.wclaimMany(q, 6)).turns.flat().map((j) => j.group)],
+    ];
+    for (const [form, take] of forms) {
+      const q = queues.queue();
+      await lanes.submitMany(q, [
+        ...['a1', 'a2'].flatMap((group) => [...Array(5).keys()].map((i) => ({ group, payload: i, opts: { tenant: 'A' } }))),
+        ...[...Array(5).keys()].map((i) => ({ group: 'b', payload: i, opts: { tenant: 'B' } })),
+      ]);
+      await lanes.rate(q, 'a1', { max: 1, perMs: 600_000 });
+      expect([(await lanes.claim(q))!.group, (await lanes.claim(q))!.group]).toEqual(['a1', 'b']);
+      // A new ceiling puts a1 back on A's ring with its rate window still full.
+      await lanes.limit(q, 'a1', 2);
+      expect({ form, groups: await take(q) }).toEqual({ form, groups: ['a2', 'b', 'a2', 'b', 'a2', 'b'] });
+    }
+  });
+
   it('the queue ring holds one entry per tenant, each tenant ring its serviceable lanes; both empty when drained', async () => {
     const q = queues.queue();
     const k = keysOf(q);
