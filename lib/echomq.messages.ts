@@ -21,6 +21,20 @@ export const reapTakesNo = (option: string): string =>
   `Invalid argument "opts.${option}": reap() does not take it. A reaped lease goes back to its lane's head (or dead once its attempts are spent); `
   + 'to retry later or dead-letter a job you hold, call fail(queue, jobId, token, error, { backoff } or { dead: true }).';
 
+/**
+ * What a consumer's log says after an ack of `jobId` rejected with `err` (`ack`: its verb and its noun,
+ * e.g. ['complete', 'completion']): a NOT_REPLICATED ack stands on the primary (only its replicas did
+ * not confirm it in time), any other may not have been written.
+ */
+export const unsettledAck = (consumer: string, [verb, noun]: [string, string], jobId: string, err: unknown): string => {
+  const message = (err as Error)?.message;
+  if ((err as { code?: unknown })?.code === 'NOT_REPLICATED') {
+    return `${consumer}: the ${noun} of job ${jobId} stands on the primary, but its replicas did not confirm it in time (${message}); `
+      + 'a failover before they do may lose it, and the job is then served again after its lease.';
+  }
+  return `${consumer}: could not ${verb} job ${jobId} (${message}); it is served again after its lease.`;
+};
+
 export const payloadNotJson = (reason: string, argument = 'payload'): string =>
   `Invalid argument "${argument}": it must be JSON-serialisable (${reason}). Pass plain objects, arrays, strings, numbers, booleans or null.`;
 

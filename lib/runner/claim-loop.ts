@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { CLAIM_BATCH_MAX } from '../echomq.constants';
+import { unsettledAck } from '../echomq.messages';
 import type { LaneConsumerDescriptor, LaneJob, ResolvedEchoMqOptions } from '../interfaces';
 import type { LanesService } from '../lanes.service';
 import { settledBy } from '../redis/call-deadline';
@@ -365,7 +366,7 @@ export class ClaimLoop {
           if (!ok) this.deps.logger.warn(`${this.consumer.name}: job ${job.id} finished after its lease was lost (attempt ${job.attempt}); the completion was refused.`);
         },
         (err: unknown) => {
-          this.deps.logger.error(`${this.consumer.name}: could not complete job ${job.id} (${(err as Error).message}); it is served again after its lease.`);
+          this.deps.logger.error(unsettledAck(this.consumer.name, ['complete', 'completion'], job.id, err));
         },
       );
     } catch (err) {
@@ -391,7 +392,7 @@ export class ClaimLoop {
         logger.warn(`${this.consumer.name}: job ${job.id} failed after its lease was lost; the failure was not recorded.`);
       }
     } catch (failErr) {
-      logger.error(`${this.consumer.name}: could not record the failure of job ${job.id} (${(failErr as Error).message}); it is served again after its lease.`);
+      logger.error(unsettledAck(this.consumer.name, ['record the failure of', 'failure'], job.id, failErr));
     }
   }
 
@@ -435,7 +436,7 @@ export class ClaimLoop {
     try {
       await this.deps.lanes.release(this.consumer.queue, job.id, job.attempt);
     } catch (err) {
-      this.deps.logger.error(`${this.consumer.name}: could not hand back job ${job.id} (${(err as Error).message}); it is served again after its lease.`);
+      this.deps.logger.error(unsettledAck(this.consumer.name, ['hand back', 'hand-back'], job.id, err));
     }
   }
 

@@ -87,6 +87,17 @@ describe('messages', () => {
     }
   });
 
+  it('unsettledAck says a NOT_REPLICATED ack stands on the primary, and any other failed ack may not have been written', () => {
+    const notReplicated = new EchoMqError('not on 1 replica in 500 ms', { code: 'NOT_REPLICATED' });
+    expect(messages.unsettledAck('W.handle', ['complete', 'completion'], 'JOB1', notReplicated)).toBe(
+      'W.handle: the completion of job JOB1 stands on the primary, but its replicas did not confirm it in time (not on 1 replica in 500 ms); '
+      + 'a failover before they do may lose it, and the job is then served again after its lease.',
+    );
+    expect(messages.unsettledAck('W.handle', ['hand back', 'hand-back'], 'JOB1', new Error('closed'))).toBe(
+      'W.handle: could not hand back job JOB1 (closed); it is served again after its lease.',
+    );
+  });
+
   it('EchoMqError carries its context', () => {
     const cause = new Error('root');
     const err = new EchoMqError('m', { argument: 'group', queue: 'q', group: 'g', cause });
