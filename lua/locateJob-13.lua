@@ -32,14 +32,16 @@
   lane at ring index i is served after r jobs of its own lane and, for each other ring lane l at
   index j with depth d, min(d, r) jobs from the r whole turns before its own, plus one more when
   j < i and d > r (that lane's turn comes first in the job's own turn). A lane out of the ring is
-  counted as if it rejoined at the tail now (and `exact` is 0). Under a tenant the same count runs
+  counted as if it rejoined at the tail now (and `exact` is 0). `exact` is 0 too with scheduled jobs
+  already due, and when a lane with a rate ceiling (or another tenant's entry, on a queue with rates)
+  is to serve 2 jobs or more within the count. Under a tenant the same count runs
   twice: on the tenant's ring it gives R, the tenant's jobs served before this one; the tenant's
   entry is then a lane of the queue's ring as deep as the lanes on its ring together (with one
   claimer it is served once per turn while any has work), and the job is at rank R in it. Rings
   longer than exactUpTo entries (the queue's ring and its tenants' rings counted together) get the
   bound r + before * (r + 1) + after * r instead of the sum, at each level, so the cost stays bounded.
   Clock: server TIME (which lane timers are due, the buckets of the last minute).
-  Derived keys: the job's lane, the ring lanes' pending sets and those of the lanes whose timers are
+  Derived keys: the schedule emq:{q}:schedule, the job's lane, the ring lanes' pending sets and those of the lanes whose timers are
   applied, the job's lane's tenant and the rings of the tenants on the ring, from ARGV[1] pinned to KEYS[2].
   Cost: O(ring length) for the LPOS of the lane (a scan in C), plus O(exactUpTo) reads at most, plus
   at most 32 timers applied (see readStats: while the queue is paused too).
@@ -78,6 +80,18 @@ end
 -- NOTE: in `cost`/`time` fairness the order is virtual time's, which the next charges change: the
 -- count below is then the rotation's, an estimate (exact stays false).
 local exact = p and i and not fairMode(base) and true or false
+-- NOTE: scheduled jobs already due go into their lanes at the next claim, before it serves: the count
+-- does not know where, so it is the rotation's, an estimate.
+if exact and rcall('ZCOUNT', base .. 'schedule', '-inf', string.format('%d', now)) > 0 then exact = false end
+-- NOTE: nor does it know rates: a lane with a rate ceiling that the count has serve 2 jobs or more may
+-- leave the ring at its window first (one job it always has room for: it is on the ring), and so may a
+-- lane of another tenant's entry; the count is then an estimate.
+local rated = exact and rcall('EXISTS', KEYS[6]) == 1
+local function mayPark(name, n)
+  if not rated or n < 2 then return false end
+  return string.byte(name, 1) == 123 or rcall('HEXISTS', KEYS[6], name) == 1
+end
+if mayPark(group, r + 1) then exact = false end
 local function laneDepth(name) return rcall('ZCARD', base .. 'g:' .. name .. ':pending') end
 -- A tenant entry stands for its lanes on its ring: with one claimer it is served once per turn
 -- while any of them has work, so it counts as one lane as deep as they are together.
@@ -95,8 +109,9 @@ local function before(names, self, rank, at, depthOf)
     local name = names[j]
     if name ~= self then
       local d = depthOf(name)
-      n = n + math.min(d, rank)
-      if j - 1 < at and d > rank then n = n + 1 end
+      local served = math.min(d, rank) + ((j - 1 < at and d > rank) and 1 or 0)
+      if mayPark(name, served) then exact = false end
+      n = n + served
     end
   end
   return n

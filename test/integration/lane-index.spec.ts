@@ -1,5 +1,5 @@
 import IORedis from 'ioredis';
-import { drain, engineFixture, keysOf, waitPastServerTime } from '../support/engine';
+import { drain, engineFixture, keysOf, serverTimeMs, waitPastServerTime } from '../support/engine';
 import type { LaneInfo } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { sameLane } from '../support/lanes';
@@ -35,6 +35,32 @@ describe('position, scanLanes, topLanes and stats', () => {
     expect(served).toHaveLength(ids.length - 1);
     served.forEach((job, index) => expect({ id: job.id, ahead: ahead.get(job.id) }).toEqual({ id: job.id, ahead: index }));
     expect(await lanes.position(q, first.id)).toBeNull();
+  });
+
+  it('position: not exact where a rate ceiling may park a lane within the count, or scheduled jobs are already due', async () => {
+    // A lane the count has serve 8 jobs, whose rate lets it 2: it leaves the ring first.
+    const q = queues.queue();
+    for (let i = 0; i < 8; i++) await lanes.submitMany(q, [{ group: 'r', payload: i }, { group: 'b', payload: i }]);
+    await lanes.rate(q, 'r', { max: 2, perMs: 3_600_000 });
+    const target = await lanes.submit(q, 'b', 99);
+    expect(await lanes.position(q, target)).toMatchObject({ laneRank: 8, ahead: 16, exact: false });
+    const served = await drain(lanes, q);
+    expect(served.findIndex((j) => j.id === target)).toBe(10);
+    // A rated lane the count has serve one job (a lane on the ring has room for one): still exact.
+    const one = queues.queue();
+    await lanes.submitMany(one, [{ group: 'r', payload: 0 }, { group: 'b', payload: 0 }, { group: 'b', payload: 1 }]);
+    await lanes.rate(one, 'r', { max: 1, perMs: 3_600_000 });
+    const second = (await lanes.submit(one, 'b', 2));
+    expect(await lanes.position(one, second)).toMatchObject({ laneRank: 2, ahead: 3, exact: true });
+    // Delayed jobs already due: the next claim moves them into their lanes first.
+    const due = queues.queue();
+    await lanes.submitMany(due, [0, 1, 2].map((i) => ({ group: 'a', payload: i })));
+    await lanes.submit(due, 'd', 'delayed', { delayMs: 50 });
+    await lanes.submit(due, 'd', 0);
+    const late = await lanes.submit(due, 'd', 1);
+    expect(await lanes.position(due, late)).toMatchObject({ laneRank: 1, exact: true });
+    await waitPastServerTime(client, (await serverTimeMs(client)) + 100);
+    expect(await lanes.position(due, late)).toMatchObject({ exact: false });
   });
 
   it('position: rank and ring index; null ring index for a paused or a parked lane; null for other states', async () => {
