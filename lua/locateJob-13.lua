@@ -110,7 +110,7 @@ local function before(names, self, rank, at, depthOf)
     if name ~= self then
       local d = depthOf(name)
       local served = math.min(d, rank) + ((j - 1 < at and d > rank) and 1 or 0)
-      if mayPark(name, served) then exact = false end
+      if exact and mayPark(name, served) then exact = false end
       n = n + served
     end
   end
