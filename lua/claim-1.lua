@@ -4,7 +4,8 @@
   clock. `steps` > 1 serves exactly what that many single claims in a row would, in one round trip.
   A lane with a rate ceiling is served only while its window has room; when it is full the lane
   leaves the ring (it stays in the ring set, with a timer r:<group>) until its oldest claim in the
-  window ages out, and then rejoins at the tail.
+  window ages out, and then rejoins at the tail. A step that serves nothing (a lane found parked, or
+  its head without a row) leaves a tenant its turn: its own ring steps next (see ringNext's `turn`).
 
   KEYS[1]  ring       emq:{q}:ring
 

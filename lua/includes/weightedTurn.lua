@@ -7,7 +7,8 @@
   One weighted turn, the whole of what one wclaim serves: rotate the ring one step exactly as claim
   does (at both levels, see laneRing), then serve K = min(weight, pending depth, limit - active, cap, room left in the lane's rate
   window) heads of the rotated lane under one lease (cap 0: no cap). A lane found with its rate
-  window full is parked (off the ring, kept in the ring set, with a timer) and the ring rotates on;
+  window full is parked (off the ring, kept in the ring set, with a timer) and the ring rotates on
+  (under a tenant, the tenant's own ring first: its turn is not over, see ringNext's `turn`);
   a lane whose window the turn fills is parked the same way. `rated` tells whether any lane of the
   queue has a rate (see laneTimers); `weighted` false tells that no lane has a weight (the gweight
   hash is absent), so every weight is 1 and is not read. Appends the jobs to `out` (see serveLane). reopenAt is the
