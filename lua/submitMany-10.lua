@@ -22,7 +22,9 @@
                      these with 'b' appended on a shard of a sharded queue: the jobs naming no tenant
                      are checked against the lanes bound to a tenant here (emq:{q}:bound, see
                      bindLanes), which live in their tenant's shard, and the jobs naming one
-                     against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane)
+                     against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane),
+                     and a shard that a change of the shard count is dropping (emq:{q}:closed, see
+                     setShards) admits nothing
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 3 per job (id, group, payload) when every job of the
   chunk has the defaults of the other four and none of the values below (each value passed costs
@@ -48,7 +50,7 @@
   A check-only call replies { 'room', group, room, new, n, ... } for the lanes with a maxDepth.
   With 'b': { 'moved', group, tenant, ... } for every lane named by a job that names no tenant and
   bound to a tenant here, and (tenant '') every lane gone from the tenant a job names for it:
-  nothing is written.
+  nothing is written; { 'closed' } when the shard is closed: nothing is written.
   Clock: server TIME.
   Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending, emq:{q}:kept:<dedupKey>, emq:{q}:gdepth
   and emq:{q}:gdelayed (see laneDepth), the lane's
@@ -118,6 +120,8 @@ end
 -- NOTE: a lane bound to a tenant lives in its tenant's shard: jobs naming no tenant for it go
 -- there, so the caller is told where (all such lanes of the chunk at once) before anything is written.
 if bindCheck then
+  -- NOTE: a shard that a change of the shard count is dropping admits nothing (see lua/submit ARGV[12]).
+  if rcall('EXISTS', base .. 'closed') == 1 then return { 'closed' } end
   local groups, seen, named, namedSeen = {}, {}, {}, {}
   for i = 0, n - 1 do
     local g = ARGV[3 + i * stride + 1]

@@ -1,5 +1,5 @@
 import { LATER_PER_CALL, MAX_COST, SUBMIT_CHUNK } from '../echomq.constants';
-import { idsExhausted, invalidArgument, laneFull, tenantsInCompat, tenantTaken } from '../echomq.messages';
+import { idsExhausted, invalidArgument, laneFull, shardClosed, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
@@ -12,6 +12,12 @@ import type { LaneContext } from './lane-context';
 
 const MAX_DELAY_MS = 10 * 365 * 24 * 3600 * 1000;
 const MINT_RETRIES = 5;
+/**
+ * How long a submit routed to a closed shard (a change of the shard count drops it, see
+ * lua/setShards) waits for the new count to be stored, reading it again every CLOSED_POLL_MS.
+ */
+const CLOSED_WAIT_MS = 5_000;
+const CLOSED_POLL_MS = 50;
 
 /** @internal Admits work into lanes: submit and submitMany. */
 export class LaneAdmission {
@@ -24,11 +30,17 @@ export class LaneAdmission {
   async submit(queue: string, group: unknown, payload: unknown, opts: unknown): Promise<string> {
     const k0 = this.ctx.keysOf(queue);
     const job = this.admitArgs(k0.queue, group, payload, opts);
-    const n = await this.ctx.shards.count(k0);
+    let n = await this.ctx.shards.count(k0);
+    let closedSince: number | undefined;
     for (let minted = 0, moved = 0; ;) {
       if (n > 1) await this.placement.bind(k0, n, [job], '');
       const [k, sent] = this.placement.route(k0, n, job);
       const reply = await this.ctx.scripts.submit(k, sent, n > 1);
+      if (isClosed(reply)) {
+        closedSince ??= Date.now();
+        n = await this.afterClosed(k0, k.shard, n, closedSince);
+        continue;
+      }
       if (isMoved(reply)) {
         // NOTE: where the lane lives is learnt again; the next pass goes there.
         await this.placement.learn(k0, n, reply.moved, () => sent.tenant, moved++);
@@ -67,17 +79,19 @@ export class LaneAdmission {
       }
       named.set(job.group, job.tenant);
     });
-    const n = await this.ctx.shards.count(k);
+    let n = await this.ctx.shards.count(k);
     if (n === 1) return this.ctx.durability.confirm('submitMany', k.queue, (await this.submitIn(k, jobs, jobs.map((_, i) => i))).ids, true, k);
     // NOTE: each shard's items go in one call of their own, all at once; a refusal by one shard's
     // script (a full lane) leaves what the other shards admitted (the README says so). A shard
     // that says some lanes live elsewhere (see LanePlacement) has admitted none of its items from
-    // that chunk on: those go again, now where their lanes live.
+    // that chunk on: those go again, now where their lanes live. So do those of a shard that says
+    // it is closed, by the count read again (it may now be 1: the queue's own keys).
     const ids = new Array<string>(jobs.length);
     const wrote: LaneKeys[] = [];
     let left = jobs.map((_, i) => i);
-    for (let moved = 0; left.length > 0; moved++) {
-      await this.placement.bind(k, n, jobs, 'items', left);
+    let closedSince: number | undefined;
+    for (let moved = 0; left.length > 0;) {
+      if (n > 1) await this.placement.bind(k, n, jobs, 'items', left);
       const parts = new Map<number, { keys: LaneKeys; jobs: AdmitArgs[]; places: number[] }>();
       for (const i of left) {
         const [s, sent] = this.placement.route(k, n, jobs[i]);
@@ -87,19 +101,28 @@ export class LaneAdmission {
         part.places.push(i);
       }
       const again: number[] = [];
+      let closed: LaneKeys | undefined;
+      let learnt = false;
       await Promise.all([...parts.values()].map(async (part) => {
         wrote.push(part.keys);
-        const got = await this.submitIn(part.keys, part.jobs, part.places, true);
+        const got = await this.submitIn(part.keys, part.jobs, part.places, n > 1);
         got.ids.forEach((id, j) => {
           if (id === undefined) return;
           ids[part.places[j]] = id;
-          this.ctx.shards.jobs.remember(k.queue, id, part.keys.shard);
+          if (n > 1) this.ctx.shards.jobs.remember(k.queue, id, part.keys.shard);
         });
         if (got.moved) {
+          learnt = true;
           await this.placement.learn(k, n, got.moved, (group) => part.jobs.find((j) => j.group === group)?.tenant, moved);
-          again.push(...got.rest.map((j) => part.places[j]));
         }
+        if (got.closed) closed = part.keys;
+        if (got.moved || got.closed) again.push(...got.rest.map((j) => part.places[j]));
       }));
+      if (learnt) moved++;
+      if (closed !== undefined) {
+        closedSince ??= Date.now();
+        n = await this.afterClosed(k, closed.shard, n, closedSince);
+      }
       left = again.sort((a, b) => a - b);
     }
     return this.ctx.durability.confirm('submitMany', k.queue, ids, true, wrote);
@@ -112,7 +135,7 @@ export class LaneAdmission {
    * lanes live elsewhere (`moved`), `rest` are the jobs (places in `jobs`) it admitted none of.
    */
   private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], sharded = false):
-    Promise<{ ids: string[]; moved?: Map<string, string>; rest: number[] }> {
+    Promise<{ ids: string[]; moved?: Map<string, string>; closed?: true; rest: number[] }> {
     // NOTE: a call of many chunks checks every chunk before it writes one, so one refused item
     // refuses the whole call (a writer between the checks and the writes can still make a later
     // chunk refuse). Where a lane has a maxDepth, a first pass over every chunk adds up each such
@@ -128,6 +151,7 @@ export class LaneAdmission {
       // write nothing, so they go at once (one round trip); their answers are read in call order,
       // so the first refused item of the call is the one named.
       const pages = await Promise.all(pagesOf(later, LATER_PER_CALL).map((page) => this.ctx.scripts.submitMany(k, [], true, page, sharded)));
+      if (pages.some(isClosed)) return { ids, closed: true, rest: jobs.map((_, i) => i) };
       for (const reply of pages) this.admitted(k.queue, jobs, 'items', reply, (i) => places[i]);
       later = [];
     }
@@ -140,6 +164,7 @@ export class LaneAdmission {
         const start = c * SUBMIT_CHUNK;
         const reply = checks[c];
         if (isMoved(reply)) return { ids, moved: reply.moved, rest: jobs.map((_, i) => i) };
+        if (isClosed(reply)) return { ids, closed: true, rest: jobs.map((_, i) => i) };
         const rooms = this.admitted(k.queue, chunk, 'items', reply, (i) => places[start + i]) as LaneRoom[];
         for (const r of rooms) {
           const seen = lanes.get(r.group);
@@ -158,9 +183,9 @@ export class LaneAdmission {
         const check = start === 0 && attempt === 0 ? later : [];
         // NOTE: a refusal of a later chunk's lane names its item by its place in the call (the first chunk's offset is 0).
         const reply = await this.ctx.scripts.submitMany(k, chunk, false, check, sharded);
-        if (isMoved(reply)) {
+        if (isMoved(reply) || isClosed(reply)) {
           const rest = [...batch.map((b) => b.at), ...jobs.slice(start + SUBMIT_CHUNK).map((_, j) => start + SUBMIT_CHUNK + j)];
-          return { ids, moved: reply.moved, rest };
+          return isMoved(reply) ? { ids, moved: reply.moved, rest } : { ids, closed: true, rest };
         }
         const results = this.admitted(k.queue, check.length > 0 ? jobs : chunk, 'items', reply,
           check.length > 0 ? (i) => places[i] : (i) => places[batch[i].at]) as AdmitResult[];
@@ -178,6 +203,21 @@ export class LaneAdmission {
       }
     }
     return { ids, rest: [] };
+  }
+
+  /**
+   * After shard `shard` answered that it is closed (a change of the shard count drops it, see
+   * lua/setShards): the count read again. While it is still `n` (the change has not stored the new
+   * one yet) the read waits CLOSED_POLL_MS first; past CLOSED_WAIT_MS since the first such answer
+   * (`since`) the call rejects (UNAVAILABLE), nothing of it written to that shard.
+   */
+  private async afterClosed(k0: LaneKeys, shard: number, n: number, since: number): Promise<number> {
+    const next = await this.ctx.shards.counts.reread(k0);
+    if (next !== n) return next;
+    const waited = Date.now() - since;
+    if (waited >= CLOSED_WAIT_MS) throw new EchoMqError(shardClosed(k0.queue, shard, waited), { code: 'UNAVAILABLE', queue: k0.queue });
+    await new Promise((resolve) => setTimeout(resolve, CLOSED_POLL_MS));
+    return this.ctx.shards.counts.reread(k0);
   }
 
   /**
@@ -234,6 +274,11 @@ function pagesOf<T>(items: T[], size: number): T[][] {
   const pages: T[][] = [];
   for (let start = 0; start < items.length; start += size) pages.push(items.slice(start, start + size));
   return pages;
+}
+
+/** Whether a submit script answered that its shard is closed (see lua/setShards). */
+function isClosed<T>(reply: AdmitReply<T>): reply is { closed: true } {
+  return typeof reply === 'object' && reply !== null && 'closed' in reply;
 }
 
 /** Whether a submit script answered that lanes live in their tenant's shard (see ShardRouter.ofLane). */

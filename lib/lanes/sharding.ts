@@ -42,8 +42,10 @@ export class LaneSharding {
     const tags = count > 1 && cluster ? spreadTags(k.queue, count, await this.layout(k)) : null;
     const next = tags ?? Array.from({ length: count }, (_, i) => plainTag(k.queue, i));
     // NOTE: every other shard of the old and the new map is checked first, then shard 0 checks itself
-    // and writes in one script; a submit racing the change can still land in between (the caller
-    // changes the count of a queue nobody writes to, see the README).
+    // and writes in one script. A submit by the old count (a process reads it about once a second)
+    // into a shard the new count drops is kept out by closing that shard just before (see
+    // lua/setShards): such a submit came before and is found there, or is refused and goes again by
+    // the count read anew.
     const oldShards = Array.from({ length: now.n }, (_, i) => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, now.tags?.[i])));
     const newShards = Array.from({ length: count }, (_, i) => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, next[i])));
     const others = new Map<string, [LaneKeys, number]>();
@@ -59,13 +61,29 @@ export class LaneSharding {
     const plan = await move.plan(oldShards, count, (i) => newShards[i]);
     await move.copy(plan);
     const gen = randomBytes(6).toString('hex');
+    const kept = new Set(newShards.map((s) => s.base));
+    const dropped = oldShards.filter((s) => !kept.has(s.base));
+    // NOTE: the new map's shards are opened (a change that did not finish may have closed one),
+    // then the dropped ones closed, each checked empty as it closes.
+    await Promise.all(newShards.slice(1).map((shard) => this.ctx.scripts.setShards(shard, count, 'open')));
+    const closed: LaneKeys[] = [];
+    const reopen = (): Promise<unknown> => Promise.all(closed.map((shard) => this.ctx.scripts.setShards(shard, count, 'open')));
+    for (const shard of dropped) {
+      if (!(await this.ctx.scripts.setShards(shard, count, 'close', null, gen)).empty) {
+        await reopen();
+        throw new EchoMqError(shardsNotEmpty(k.queue, oldShards.indexOf(shard)), { code: 'NOT_EMPTY', queue: k.queue });
+      }
+      closed.push(shard);
+    }
     const { empty } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
-    if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
+    if (!empty) {
+      await reopen();
+      throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
+    }
     this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen: count > 1 ? gen : undefined });
     await move.clear(plan);
     // NOTE: a shard the new map drops hands its totals to shard 0, so they still count from the queue's start.
-    const kept = new Set(newShards.map((s) => s.base));
-    for (const shard of oldShards.filter((s) => !kept.has(s.base))) {
+    for (const shard of dropped) {
       const totals = await this.ctx.scripts.foldTotals(shard, 'take');
       if (totals.some((n) => n > 0)) await this.ctx.scripts.foldTotals(k, 'add', totals);
     }

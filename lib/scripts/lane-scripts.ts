@@ -71,9 +71,10 @@ export interface LaneRoom {
 /**
  * @internal What a submit script answered: one result per job, or the refusal of the whole call, or
  * (a shard of a sharded queue, asked) the lanes that live elsewhere, lane -> the tenant its home binds it
- * to ('' when the lane left the tenant the job named: ask its home).
+ * to ('' when the lane left the tenant the job named: ask its home), or that the shard is closed: a change
+ * of the shard count drops it (see lua/setShards), and nothing was written.
  */
-export type AdmitReply<T> = T | { refused: TenantRefusal } | { full: DepthRefusal } | { moved: Map<string, string> };
+export type AdmitReply<T> = T | { refused: TenantRefusal } | { full: DepthRefusal } | { moved: Map<string, string> } | { closed: true };
 
 /** @internal What bindLanes said: every lane bound, or the first it refused (0-based `item`). */
 export type BindReply = { ok: true } | { refused: TenantRefusal } | { settings: number };
@@ -233,6 +234,7 @@ export class LaneScripts {
     if (reply[0] === 'tenant') return { refused: { item: 0, current: reply[1] } };
     if (reply[0] === 'full') return { full: { item: 0, n: Number(reply[1]) } };
     if (reply[0] === 'moved') return { moved: new Map([[job.group, reply[1]]]) };
+    if (reply[0] === 'closed') return { closed: true };
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
 
@@ -288,6 +290,7 @@ export class LaneScripts {
       for (let i = 1; i + 1 < reply.length; i += 2) moved.set(String(reply[i]), String(reply[i + 1]));
       return { moved };
     }
+    if (reply[0] === 'closed') return { closed: true };
     if (reply[0] === 'room') {
       const rooms: LaneRoom[] = [];
       for (let i = 1; i + 3 < reply.length; i += 4) {
@@ -369,9 +372,11 @@ export class LaneScripts {
   /**
    * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
    * map, `n`, its shards' `tags` and the map's `gen` ('set'), or drops the shard's lane bindings
-   * ('unbind', see lua/setShards); whether the shard was empty (nothing written when not), and the count before.
+   * ('unbind', see lua/setShards), or closes a shard the new map drops if it holds no job ('close',
+   * `gen` the mark's value) or opens one it keeps ('open'); whether the shard was empty (nothing
+   * written when not), and the count before.
    */
-  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind', tags: string[] | null = null, gen = ''):
+  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind' | 'close' | 'open', tags: string[] | null = null, gen = ''):
     Promise<{ empty: boolean; before: number }> {
     const [empty, before] = (await this.run('shards', k.queue, 'setShards', [k.shards],
       [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen])) as [number, number];

@@ -9,7 +9,7 @@ export const SHARDS_REFRESH_MS = 1_000;
 /**
  * @internal A count this old is read again before it is used, not behind the call: a process that has
  * not called for that long (no background read since) may hold a map changed meanwhile, and a submit by
- * an old count can land in a shard the new one drops.
+ * an old count into a shard the new one drops is refused (see lua/setShards) and has to go again.
  */
 export const SHARDS_STALE_MS = 2 * SHARDS_REFRESH_MS;
 
@@ -69,6 +69,16 @@ export class ShardCounts {
       this.readMap(k).then((m) => this.set(k, m), () => undefined).finally(() => { e.refreshing = false; });
     }
     return e.n;
+  }
+
+  /**
+   * Reads the queue's map now, whatever the age of the one known (a shard answered that it is closed:
+   * the count changed, or is changing), records it and returns its count.
+   */
+  async reread(k: LaneKeys): Promise<number> {
+    const map = await this.readMap(k);
+    this.set(k, map);
+    return map.n;
   }
 
   /** Records a map this process wrote or read, and gives the queue's keys its tags. */

@@ -2,7 +2,7 @@ import type IORedis from 'ioredis';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { shardOf } from '../../lib/shards/shard-hash';
-import { dirty, engineFixture, keysOf, rejects } from '../support/engine';
+import { dirty, drain, engineFixture, keysOf, rejects } from '../support/engine';
 import { lanesOn, lanesPerShard } from '../support/lanes';
 
 /** Claims one at a time and completes each, until nothing is served: the jobs in serve order. */
@@ -134,6 +134,63 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     await lanes.shards(q, 4);
     expect((await lanes.stats(q)).totals).toMatchObject({ submitted: 100, completed: 100 });
   });
+
+  it('a submit by a shard count read before shards() dropped its shard is refused there and goes where the new count says: found, counted, served', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.shards(q, 4);
+    // Another process, which read the count 4 just now: it trusts it for about a second.
+    const stale = lanesOn(client, { shardsOnOneServer: true });
+    expect(await stale.shardCount(q)).toBe(4);
+    const [in2, in3] = [lanesPerShard(4, 3)[2], lanesPerShard(4, 3)[3]];
+    await lanes.shards(q, 2);
+    for (const s of [2, 3]) expect(await client.exists(`${k.shardKeys(s).base}closed`)).toBe(1);
+    const ids = [await stale.submit(q, in2[0], { i: 1 }), await stale.submit(q, in3[0], { i: 1 })];
+    ids.push(...await stale.submitMany(q, [...in2, ...in3].map((group) => ({ group, payload: { i: 2 } }))));
+    // Nothing went into the dropped shards: every job is where the count 2 puts its lane.
+    for (const group of [...in2, ...in3]) {
+      expect(await client.zcard(k.shardKeys(2).lane(group)) + await client.zcard(k.shardKeys(3).lane(group))).toBe(0);
+      expect(await client.zcard(k.shardKeys(shardOf(group, 2)).lane(group))).toBeGreaterThan(0);
+    }
+    expect(await stale.shardCount(q)).toBe(2);
+    // This process (which submitted none of them) finds, counts and serves every one.
+    for (const id of ids) expect((await lanes.job(q, id))?.state).toBe('pending');
+    expect((await lanes.stats(q)).pending).toBe(8);
+    const served = await drain(lanes, q);
+    expect(served.map((j) => j.id).sort()).toEqual([...ids].sort());
+    // Growing the count again opens the shards it takes back.
+    await lanes.shards(q, 4);
+    for (const s of [2, 3]) expect(await client.exists(`${k.shardKeys(s).base}closed`)).toBe(0);
+    await lanes.submit(q, in3[1], 1);
+    expect(await client.zcard(k.shardKeys(3).lane(in3[1]))).toBe(1);
+  });
+
+  it('a change of the shard count that did not finish: a submit into its closed shard waits, then refuses (UNAVAILABLE, nothing written); shards() again finishes it', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.shards(q, 4);
+    const [g3] = lanesPerShard(4, 1)[3];
+    // As a shards(q, 3) that closed shard 3 and stopped before storing the count leaves it.
+    await client.set(`${k.shardKeys(3).base}closed`, 'x', 'PX', 600_000);
+    const before = await dirty(client);
+    const started = Date.now();
+    const [err, many] = await Promise.all([rejects(lanes.submit(q, g3, 1)), rejects(lanes.submitMany(q, [{ group: g3, payload: 1 }]))]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    expect(err.code).toBe('UNAVAILABLE');
+    expect(err.message).toContain('shard 3');
+    expect(err.message).toContain(`shards("${q}", n) again`);
+    expect(many.code).toBe('UNAVAILABLE');
+    expect(await dirty(client)).toBe(before);
+    expect(await client.zcard(k.shardKeys(3).lane(g3))).toBe(0);
+    // The other shards take submits meanwhile.
+    const [g1] = lanesPerShard(4, 1)[1];
+    await lanes.submit(q, g1, 1);
+    await lanes.drain(q);
+    await lanes.shards(q, 4);
+    expect(await client.exists(`${k.shardKeys(3).base}closed`)).toBe(0);
+    await lanes.submit(q, g3, 1);
+    expect(await client.zcard(k.shardKeys(3).lane(g3))).toBe(1);
+  }, 30_000);
 
   it('a process that did not submit or claim a job finds it by id (job, complete, fail, position, waitFor, retryDead, cancel)', async () => {
     const q = queues.queue();
