@@ -3,7 +3,8 @@
   at its ceiling is off the queue's ring (its lanes stay on its own ring) and rejoins the moment
   one of its jobs ends below it; a claim never serves past it (see laneRing). The tenant's active
   count is kept only while it has a limit: a limit set where none was counts its active jobs from
-  its lanes (O(the tenant's lanes), one HMGET per 1,000), and clearing the limit drops the count.
+  its lanes (O(the fewer of the tenant's lanes and the queue's lanes with active jobs), see
+  laneRing's count), and clearing the limit drops the count.
 
   KEYS[1] ring     emq:{q}:ring
   KEYS[2] ringset  emq:{q}:ringset

@@ -37,7 +37,8 @@
   tenantOps() -> the table of what only a queue with tenants needs (below).
     .state(base, T) -> { weight, limit (nil: none), active (kept only under a limit), paused }; .open(t): may it be served
     .marked(base): T has (or had) a setting, so from now on every script reads the tenants' settings
-    .count(base, T, gactiveKey) -> T's active jobs, summed over its lanes (O(T's lanes): tenantLimit only)
+    .count(base, T, gactiveKey) -> T's active jobs, summed over its lanes (O(the fewer of T's lanes and the
+      queue's lanes with active jobs): tenantLimit only)
     .join(base, ringKey, ringSetKey, T, t?, filled?) -> 1 when T's entry joined the queue's ring
     .sync(base, T, ringKey, ringSetKey, wakeKey) -> 1 joined, -1 left, 0 neither: T's entry on the
       queue's ring exactly when T is open and its ring list not empty (operator paths: LREM)
@@ -281,8 +282,30 @@ local function tenantOps()
     end
 
     function T.count(base, tenant, gactiveKey)
-      local lanes = rcall('SMEMBERS', tenantKeys(base, tenant).lanes)
+      local lanesKey = tenantKeys(base, tenant).lanes
       local sum = 0
+      -- NOTE: from the smaller side: the queue's lanes with active jobs (an ack deletes a lane's
+      -- field of gactive at zero, so they are bounded by the jobs leased) when they are fewer than
+      -- the tenant's lanes, each asked whether it is the tenant's; a limit set on a tenant of
+      -- 100,000 lanes took 49 ms counting its lanes.
+      if rcall('HLEN', gactiveKey) < rcall('SCARD', lanesKey) then
+        local flat = rcall('HGETALL', gactiveKey)
+        for i = 1, #flat, 2000 do
+          local groups = {}
+          for j = i, math.min(#flat, i + 1999), 2 do groups[#groups + 1] = flat[j] end
+          -- NOTE: pcall: an ACL user set up before SMISMEMBER was used (0.2's rules) is refused it.
+          local hits = redis.pcall('SMISMEMBER', lanesKey, unpack(groups))
+          if type(hits) ~= 'table' or hits.err then
+            hits = {}
+            for j = 1, #groups do hits[j] = rcall('SISMEMBER', lanesKey, groups[j]) end
+          end
+          for j = 1, #groups do
+            if hits[j] == 1 then sum = sum + (tonumber(flat[i + 2 * j - 1]) or 0) end
+          end
+        end
+        return sum
+      end
+      local lanes = rcall('SMEMBERS', lanesKey)
       for i = 1, #lanes, 1000 do
         local counts = rcall('HMGET', gactiveKey, unpack(lanes, i, math.min(#lanes, i + 999)))
         for j = 1, #counts do sum = sum + (tonumber(counts[j]) or 0) end

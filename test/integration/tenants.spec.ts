@@ -290,6 +290,33 @@ describe('tenants: settings and ceilings', () => {
     expect(await lanes.claim(q)).toBeNull();
   });
 
+  it('tenantLimit counts a tenant of many lanes from the few lanes with active jobs (only the tenant\'s), and the count then follows its acks', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    // Each of A's lanes holds two jobs under a ceiling of one: one is served, one stays (the lane stays A's).
+    for (let l = 0; l < 10; l++) {
+      await lanes.limit(q, `a${l}`, 1);
+      for (let i = 0; i < 2; i++) await lanes.submit(q, `a${l}`, { l, i }, { tenant: 'A' });
+    }
+    for (const lane of ['b0', 'b1']) await lanes.submit(q, lane, 1, { tenant: 'B' });
+    await lanes.submit(q, 'free', 1);
+    const { jobs } = await lanes.claimMany(q, 100);
+    expect(jobs.length).toBe(13);
+    // A keeps two active jobs; beside them, three lanes of others: 5 lanes with active jobs, against A's 10 lanes.
+    const kept = jobs.filter((j) => j.group === 'a3' || j.group === 'a7');
+    for (const j of jobs.filter((x) => x.group.startsWith('a') && !kept.includes(x))) await lanes.complete(q, j.id, j.attempt);
+    expect(await client.hlen(k.gactive)).toBe(5);
+    expect(await client.scard(k.tenantLanes('A'))).toBe(10);
+    await lanes.tenantLimit(q, 'A', 5);
+    expect(await client.hget(k.tenantInfo('A'), 'active')).toBe('2');
+    expect(await lanes.tenant(q, 'A')).toMatchObject({ active: 2, limit: 5 });
+    await lanes.complete(q, kept[0].id, kept[0].attempt);
+    expect(await client.hget(k.tenantInfo('A'), 'active')).toBe('1');
+    // B, counted from its own two lanes (fewer than the 4 lanes with active jobs), the same way.
+    await lanes.tenantLimit(q, 'B', 5);
+    expect(await client.hget(k.tenantInfo('B'), 'active')).toBe('2');
+  });
+
   it('pauseTenant takes every lane of the tenant out of service; resumeTenant and a timed pause\'s end put it back', async () => {
     const q = queues.queue();
     await lanes.submit(q, 'a0', { i: 0 }, { tenant: 'A' });
