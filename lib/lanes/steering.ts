@@ -16,21 +16,21 @@ export class LaneSteering {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
     const w = checkInt('weight', weight, 1, 1_000_000, k.queue);
-    await this.ctx.scripts.weight(await this.ctx.shards.ofLane(k, g), g, w);
+    await this.ctx.shards.onLane(k, g, (s) => this.ctx.scripts.weight(s, g, w));
   }
 
   async maxDepth(queue: string, group: unknown, n: unknown): Promise<void> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
     const depth = n === null ? null : checkInt('n', n, 1, 10_000_000, k.queue);
-    await this.ctx.scripts.maxDepth(await this.ctx.shards.ofLane(k, g), g, depth);
+    await this.ctx.shards.onLane(k, g, (s) => this.ctx.scripts.maxDepth(s, g, depth));
   }
 
   async limit(queue: string, group: unknown, limit: unknown): Promise<void> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
     const ceiling = limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue);
-    await this.ctx.scripts.limit(await this.ctx.shards.ofLane(k, g), g, ceiling);
+    await this.ctx.shards.onLane(k, g, (s) => this.ctx.scripts.limit(s, g, ceiling));
   }
 
   async ordered(queue: string, group: unknown, on: unknown): Promise<void> {
@@ -39,20 +39,20 @@ export class LaneSteering {
     if (typeof on !== 'boolean') {
       throw new EchoMqError(invalidArgument('on', 'must be true or false', on), { argument: 'on', queue: k.queue, group: g });
     }
-    await this.ctx.scripts.ordered(await this.ctx.shards.ofLane(k, g), g, on);
+    await this.ctx.shards.onLane(k, g, (s) => this.ctx.scripts.ordered(s, g, on));
   }
 
   async rate(queue: string, group: unknown, rate: unknown): Promise<void> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
-    if (rate === null) return this.ctx.scripts.rate(await this.ctx.shards.ofLane(k, g), g, null);
+    if (rate === null) return this.ctx.shards.onLane(k, g, (s) => this.ctx.scripts.rate(s, g, null));
     if (typeof rate !== 'object' || rate === undefined || Array.isArray(rate)) {
       throw new EchoMqError(invalidArgument('rate', 'must be { max, perMs } or null', rate), { argument: 'rate', queue: k.queue, group: g });
     }
     const r = rate as Partial<LaneRate>;
     const max = checkInt('rate.max', r.max, 1, 1_000_000, k.queue);
     const perMs = checkInt('rate.perMs', r.perMs, 1, 86_400_000, k.queue);
-    await this.ctx.scripts.rate(await this.ctx.shards.ofLane(k, g), g, { max, perMs });
+    await this.ctx.shards.onLane(k, g, (s) => this.ctx.scripts.rate(s, g, { max, perMs }));
   }
 
   async pause(queue: string, group: unknown, opts: unknown): Promise<void> {
@@ -65,13 +65,13 @@ export class LaneSteering {
       throw new EchoMqError(invalidArgument('opts.reason', `must be a string of at most ${PAUSE_REASON_MAX_BYTES} bytes`, reason),
         { argument: 'opts.reason', queue: k.queue, group: g });
     }
-    await this.ctx.scripts.pause(await this.ctx.shards.ofLane(k, g), g, forMs, reason);
+    await this.ctx.shards.onLane(k, g, (s) => this.ctx.scripts.pause(s, g, forMs, reason));
   }
 
   async resume(queue: string, group: unknown): Promise<void> {
     const k = this.ctx.keysOf(queue);
     const g = checkName('group', group, k.queue);
-    await this.ctx.scripts.resume(await this.ctx.shards.ofLane(k, g), g);
+    await this.ctx.shards.onLane(k, g, (s) => this.ctx.scripts.resume(s, g));
   }
 
   async pauseQueue(queue: string): Promise<void> {

@@ -25,13 +25,13 @@ export class LaneTenants {
   async weight(queue: string, tenant: unknown, weight: unknown): Promise<void> {
     const [k, t] = this.target('tenantWeight', queue, tenant);
     const w = checkInt('weight', weight, 1, 1_000_000, k.queue);
-    await this.scripts.weight(await this.ctx.shards.ofTenant(k, t), t, w);
+    await this.ctx.shards.onTenant(k, t, (s) => this.scripts.weight(s, t, w));
   }
 
   async limit(queue: string, tenant: unknown, limit: unknown): Promise<void> {
     const [k, t] = this.target('tenantLimit', queue, tenant);
     const ceiling = limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue);
-    await this.scripts.limit(await this.ctx.shards.ofTenant(k, t), t, ceiling);
+    await this.ctx.shards.onTenant(k, t, (s) => this.scripts.limit(s, t, ceiling));
   }
 
   async pause(queue: string, tenant: unknown, opts: unknown): Promise<void> {
@@ -43,12 +43,12 @@ export class LaneTenants {
       throw new EchoMqError(invalidArgument('opts.reason', `must be a string of at most ${PAUSE_REASON_MAX_BYTES} bytes`, reason),
         { argument: 'opts.reason', queue: k.queue });
     }
-    await this.scripts.pause(await this.ctx.shards.ofTenant(k, t), t, forMs, reason);
+    await this.ctx.shards.onTenant(k, t, (s) => this.scripts.pause(s, t, forMs, reason));
   }
 
   async resume(queue: string, tenant: unknown): Promise<void> {
     const [k, t] = this.target('resumeTenant', queue, tenant);
-    await this.scripts.resume(await this.ctx.shards.ofTenant(k, t), t);
+    await this.ctx.shards.onTenant(k, t, (s) => this.scripts.resume(s, t));
   }
 
   /** The queue's ceiling over all lanes and tenants: allowed on a compat module too. */

@@ -71,6 +71,12 @@ export class ShardCounts {
     return e.n;
   }
 
+  /** The count and generation this process knows for the queue now (undefined before its first read). */
+  knownMap(queue: string): { n: number; gen?: string } | undefined {
+    const e = this.known.get(queue);
+    return e === undefined || e.first !== undefined ? undefined : { n: e.n, gen: e.gen };
+  }
+
   /**
    * Reads the queue's map now, whatever the age of the one known (a shard answered that it is closed:
    * the count changed, or is changing), records it and returns its count.

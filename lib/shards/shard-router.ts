@@ -70,6 +70,37 @@ export class ShardRouter {
     return tenant;
   }
 
+  /**
+   * Writes a setting of lane `group` in the shard that holds the lane (`write` is given its keys),
+   * then reads the shard map again. When the map is not the one the write was routed by (a change
+   * of the shard count came meanwhile, or this process's count was up to 2 s old), the setting could
+   * have gone to a shard the lane no longer lives in, and it is written again by the new map. A
+   * setting written twice is the same setting (a weight, a ceiling, a pause). Costs a read of the
+   * map (one HMGET) per call.
+   */
+  onLane<T>(k: LaneKeys, group: string, write: (shard: LaneKeys) => Promise<T>): Promise<T> {
+    return this.settled(k, () => this.ofLane(k, group), write);
+  }
+
+  /** As {@link onLane}, for a setting of tenant `tenant`, in the shard that holds the tenant. */
+  onTenant<T>(k: LaneKeys, tenant: string, write: (shard: LaneKeys) => Promise<T>): Promise<T> {
+    return this.settled(k, () => this.ofTenant(k, tenant), write);
+  }
+
+  private async settled<T>(k: LaneKeys, where: () => Promise<LaneKeys>, write: (shard: LaneKeys) => Promise<T>): Promise<T> {
+    // NOTE: a compat queue has one shard, always.
+    if (this.options.compat === 'echomq') return write(k);
+    for (let round = 0; ; round++) {
+      const shard = await where();
+      const routed = this.counts.knownMap(k.queue);
+      const result = await write(shard);
+      const now = await this.readMap(k);
+      this.counts.set(k, now);
+      // NOTE: a third round ends it whatever happens meanwhile: the count changes only while the queue is empty.
+      if (round >= 2 || (routed !== undefined && now.n === routed.n && now.gen === routed.gen)) return result;
+    }
+  }
+
   /** Keys of every shard of a queue, shard 0 (the queue's own keys) first. */
   async all(k: LaneKeys): Promise<LaneKeys[]> {
     const n = await this.count(k);

@@ -165,6 +165,22 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(await client.zcard(k.shardKeys(3).lane(in3[1]))).toBe(1);
   });
 
+  it('a lane\'s or a tenant\'s setting made by a shard count read before shards() changed it lands where the lane and the tenant live now', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, 4);
+    const stale = lanesOn(client, { shardsOnOneServer: true });
+    expect(await stale.shardCount(q)).toBe(4);
+    const [g] = lanesPerShard(4, 1)[3];
+    const [t] = lanesPerShard(4, 1, 'tenant-')[3];
+    await lanes.shards(q, 2);
+    await stale.weight(q, g, 7);
+    await stale.limit(q, g, 2);
+    await stale.tenantWeight(q, t, 3);
+    // Read by this process, which routes by the count 2.
+    expect(await lanes.lane(q, g)).toMatchObject({ weight: 7, limit: 2 });
+    expect(await lanes.tenant(q, t)).toMatchObject({ weight: 3 });
+  });
+
   it('a change of the shard count that did not finish: a submit into its closed shard waits, then refuses (UNAVAILABLE, nothing written); shards() again finishes it', async () => {
     const q = queues.queue();
     const k = keysOf(q);
