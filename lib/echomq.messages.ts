@@ -195,8 +195,8 @@ export const laneSettingsLeftBehind = (argument: string, group: string, tenant: 
 export const shardsNotEmpty = (queue: string, shard: number): string =>
   `shards: queue ${show(queue)} holds jobs${shard > 0 ? ` (in its shard ${shard})` : ''}; its shard count changes only while it holds no pending, scheduled, active or dead job. Drain it (or wait for it to empty), then call shards again.`;
 
-export const shardClosed = (queue: string, shard: number, waitedMs: number): string =>
-  `Queue ${show(queue)}: its shard ${shard} is closed by a change of the shard count that has not finished (waited ${waitedMs} ms), and none of this call's jobs for it were written. If a shards() call was interrupted, call shards(${JSON.stringify(queue)}, n) again to finish it; then retry the call (with the jobs' jobIds, if you gave them).`;
+export const shardMapChanging = (queue: string, shard: number, waitedMs: number): string =>
+  `Queue ${show(queue)}: its shard ${shard} is fenced by a change of the shard count that has not finished (waited ${waitedMs} ms), and none of this call's jobs for it were written (those for other shards may have been). If a shards() call was interrupted, call shards(${JSON.stringify(queue)}, n) again to finish it; then retry the call (with the jobs' jobIds, if you gave them).`;
 
 export const shardsWithQueueLimit = (queue: string): string =>
   `shards: queue ${show(queue)} has a queueLimit, which a sharded queue cannot keep (each shard counts only its own leases). Remove it (queueLimit(queue, null)) before sharding.`;

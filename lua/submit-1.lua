@@ -35,17 +35,18 @@
                       bindLanes) lives in its tenant's shard, so the reply then says which tenant,
                       and nothing is written. A submit naming a tenant is sent to the tenant's
                       shard: a lane recorded gone from that tenant there (emq:{q}:unbound, see
-                      moveLane) has moved, so the reply says to ask its home ('moved', '').
-                      A shard that a change of the shard count is dropping (emq:{q}:closed, see
-                      setShards) admits nothing: the reply says so ('closed'), and the caller
-                      reads the shard count again.
+                      moveLane) has moved, so the reply says to ask its home ('moved', '')
+  ARGV[13] gen        optional: the gen of the shard map the submit was routed by ('' or absent: an
+                      unsharded queue's). A shard fenced for another map (emq:{q}:shardgen, see
+                      setShards) admits nothing: the reply says so ('stale'), and the caller reads
+                      the map again.
 
   Reply: { status, id }, status 'ok' | 'dup' | 'collide'; { 'tenant', current } when the lane holds
   jobs under another tenant (current, '' for none) than ARGV[10] names: nothing is written;
   { 'full', n } when the lane already holds its maxDepth n (see laneDepth): nothing is written;
   { 'moved', tenant } when ARGV[12] asked and the lane is bound to `tenant` ('' when the lane has
-  left the tenant named: ask its home): nothing is written; { 'closed' } when ARGV[12] asked and
-  the shard is closed: nothing is written.
+  left the tenant named: ask its home): nothing is written; { 'stale' } when the shard is fenced
+  for another map than ARGV[13]'s: nothing is written.
   Clock: server TIME (submitted_at, due time of a delayed job).
   Derived keys: emq:{q}:job:<existing id> and emq:{q}:kept:<dedupKey> (a kept completion's dedup
   key), the lane ceilings emq:{q}:gdepth and delayed counts emq:{q}:gdelayed (see laneDepth), the lane's tenant emq:{q}:g:<group>:tenant and, under one, its tenant's ring and ring set
@@ -74,10 +75,11 @@ local Q = queueKeys(base)
 local K = { base .. 'g:' .. group .. ':pending', KEYS[1], Q.ring, Q.ringset, Q.paused, Q.glimit,
   Q.gactive, Q.schedule, Q.wake, Q.dedup, Q.lanes, Q.stats }
 local tenant = ARGV[10] or ''
+-- NOTE: a submit routed by a map older (or newer) than the shard's could put its job where the map
+-- in force does not look for it, or a lane's jobs in two shards: refused, before anything is written.
+local fence = rcall('GET', base .. 'shardgen')
+if fence and fence ~= (ARGV[13] or '') then return { 'stale' } end
 if ARGV[12] == '1' then
-  -- NOTE: a submit by a shard count read before a change that drops this shard would leave its
-  -- job where no claim, count or read looks: refused, before anything is written.
-  if rcall('EXISTS', base .. 'closed') == 1 then return { 'closed' } end
   if tenant == '' then
     local bound = rcall('HGET', base .. 'bound', group)
     if bound then return { 'moved', bound } end

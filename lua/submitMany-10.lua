@@ -22,9 +22,10 @@
                      these with 'b' appended on a shard of a sharded queue: the jobs naming no tenant
                      are checked against the lanes bound to a tenant here (emq:{q}:bound, see
                      bindLanes), which live in their tenant's shard, and the jobs naming one
-                     against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane),
-                     and a shard that a change of the shard count is dropping (emq:{q}:closed, see
-                     setShards) admits nothing
+                     against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane);
+                     then optionally ':' .. gen, the gen of the shard map the call was routed by
+                     (none: an unsharded queue's): a shard fenced for another map (emq:{q}:shardgen,
+                     see setShards) admits nothing
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 3 per job (id, group, payload) when every job of the
   chunk has the defaults of the other four and none of the values below (each value passed costs
@@ -50,7 +51,7 @@
   A check-only call replies { 'room', group, room, new, n, ... } for the lanes with a maxDepth.
   With 'b': { 'moved', group, tenant, ... } for every lane named by a job that names no tenant and
   bound to a tenant here, and (tenant '') every lane gone from the tenant a job names for it:
-  nothing is written; { 'closed' } when the shard is closed: nothing is written.
+  nothing is written; { 'stale' } when the shard is fenced for another map: nothing is written.
   Clock: server TIME.
   Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending, emq:{q}:kept:<dedupKey>, emq:{q}:gdepth
   and emq:{q}:gdelayed (see laneDepth), the lane's
@@ -70,8 +71,9 @@ local rcall = redis.call
 --- @include "indexMoved"
 
 local base = ARGV[1]
-local bindCheck = string.sub(ARGV[2], -1) == 'b'
-local countArg = bindCheck and string.sub(ARGV[2], 1, -2) or ARGV[2]
+local routed, gen = string.match(ARGV[2], '^([^:]*):?(.*)$')
+local bindCheck = string.sub(routed, -1) == 'b'
+local countArg = bindCheck and string.sub(routed, 1, -2) or routed
 local checkOnly = string.sub(countArg, 1, 1) == '?'
 local count, laterCount = string.match(countArg, '^%??(%d+)%+(%d+)$')
 local n = tonumber(count or (checkOnly and string.sub(countArg, 2)) or countArg)
@@ -119,9 +121,10 @@ for i = 0, plain and -1 or n - 1 do
 end
 -- NOTE: a lane bound to a tenant lives in its tenant's shard: jobs naming no tenant for it go
 -- there, so the caller is told where (all such lanes of the chunk at once) before anything is written.
+-- NOTE: a call routed by another map than the shard's admits nothing (see lua/submit ARGV[13]).
+local fence = rcall('GET', base .. 'shardgen')
+if fence and fence ~= gen then return { 'stale' } end
 if bindCheck then
-  -- NOTE: a shard that a change of the shard count is dropping admits nothing (see lua/submit ARGV[12]).
-  if rcall('EXISTS', base .. 'closed') == 1 then return { 'closed' } end
   local groups, seen, named, namedSeen = {}, {}, {}, {}
   for i = 0, n - 1 do
     local g = ARGV[3 + i * stride + 1]

@@ -1,5 +1,5 @@
 import { LATER_PER_CALL, MAX_COST, SUBMIT_CHUNK } from '../echomq.constants';
-import { idsExhausted, invalidArgument, laneFull, shardClosed, tenantsInCompat, tenantTaken } from '../echomq.messages';
+import { idsExhausted, invalidArgument, laneFull, shardMapChanging, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
@@ -13,11 +13,11 @@ import type { LaneContext } from './lane-context';
 const MAX_DELAY_MS = 10 * 365 * 24 * 3600 * 1000;
 const MINT_RETRIES = 5;
 /**
- * How long a submit routed to a closed shard (a change of the shard count drops it, see
- * lua/setShards) waits for the new count to be stored, reading it again every CLOSED_POLL_MS.
+ * How long a submit refused by a shard fenced for another map (a change of the shard count is under
+ * way or just made, see lua/setShards) waits for the map in force, reading it again every STALE_POLL_MS.
  */
-const CLOSED_WAIT_MS = 5_000;
-const CLOSED_POLL_MS = 50;
+const STALE_WAIT_MS = 5_000;
+const STALE_POLL_MS = 50;
 
 /** @internal Admits work into lanes: submit and submitMany. */
 export class LaneAdmission {
@@ -31,14 +31,20 @@ export class LaneAdmission {
     const k0 = this.ctx.keysOf(queue);
     const job = this.admitArgs(k0.queue, group, payload, opts);
     let n = await this.ctx.shards.count(k0);
-    let closedSince: number | undefined;
+    let staleSince: number | undefined;
     for (let minted = 0, moved = 0; ;) {
       if (n > 1) await this.placement.bind(k0, n, [job], '');
+      // NOTE: the count and gen the submit goes by, as one (a read behind the calls may have changed them meanwhile).
+      const map = this.ctx.shards.routedBy(k0);
+      if (map.n !== n) {
+        n = map.n;
+        continue;
+      }
       const [k, sent] = this.placement.route(k0, n, job);
-      const reply = await this.ctx.scripts.submit(k, sent, n > 1);
-      if (isClosed(reply)) {
-        closedSince ??= Date.now();
-        n = await this.afterClosed(k0, k.shard, n, closedSince);
+      const reply = await this.ctx.scripts.submit(k, sent, n > 1, map.gen);
+      if (isStale(reply)) {
+        staleSince ??= Date.now();
+        n = await this.afterStale(k0, k.shard, map, staleSince);
         continue;
       }
       if (isMoved(reply)) {
@@ -80,18 +86,22 @@ export class LaneAdmission {
       named.set(job.group, job.tenant);
     });
     let n = await this.ctx.shards.count(k);
-    if (n === 1) return this.ctx.durability.confirm('submitMany', k.queue, (await this.submitIn(k, jobs, jobs.map((_, i) => i))).ids, true, k);
-    // NOTE: each shard's items go in one call of their own, all at once; a refusal by one shard's
-    // script (a full lane) leaves what the other shards admitted (the README says so). A shard
-    // that says some lanes live elsewhere (see LanePlacement) has admitted none of its items from
-    // that chunk on: those go again, now where their lanes live. So do those of a shard that says
-    // it is closed, by the count read again (it may now be 1: the queue's own keys).
+    // NOTE: each shard's items go in one call of their own, all at once (one call, the queue's own
+    // keys, while it is unsharded); a refusal by one shard's script (a full lane) leaves what the
+    // other shards admitted (the README says so). A shard that says some lanes live elsewhere (see
+    // LanePlacement) has admitted none of its items from that chunk on: those go again, now where
+    // their lanes live. So do those of a shard fenced for another map, by the map read again.
     const ids = new Array<string>(jobs.length);
     const wrote: LaneKeys[] = [];
     let left = jobs.map((_, i) => i);
-    let closedSince: number | undefined;
+    let staleSince: number | undefined;
     for (let moved = 0; left.length > 0;) {
       if (n > 1) await this.placement.bind(k, n, jobs, 'items', left);
+      const map = this.ctx.shards.routedBy(k);
+      if (map.n !== n) {
+        n = map.n;
+        continue;
+      }
       const parts = new Map<number, { keys: LaneKeys; jobs: AdmitArgs[]; places: number[] }>();
       for (const i of left) {
         const [s, sent] = this.placement.route(k, n, jobs[i]);
@@ -101,11 +111,11 @@ export class LaneAdmission {
         part.places.push(i);
       }
       const again: number[] = [];
-      let closed: LaneKeys | undefined;
+      let stale: LaneKeys | undefined;
       let learnt = false;
       await Promise.all([...parts.values()].map(async (part) => {
         wrote.push(part.keys);
-        const got = await this.submitIn(part.keys, part.jobs, part.places, n > 1);
+        const got = await this.submitIn(part.keys, part.jobs, part.places, n > 1, map.gen);
         got.ids.forEach((id, j) => {
           if (id === undefined) return;
           ids[part.places[j]] = id;
@@ -115,13 +125,13 @@ export class LaneAdmission {
           learnt = true;
           await this.placement.learn(k, n, got.moved, (group) => part.jobs.find((j) => j.group === group)?.tenant, moved);
         }
-        if (got.closed) closed = part.keys;
-        if (got.moved || got.closed) again.push(...got.rest.map((j) => part.places[j]));
+        if (got.stale) stale = part.keys;
+        if (got.moved || got.stale) again.push(...got.rest.map((j) => part.places[j]));
       }));
       if (learnt) moved++;
-      if (closed !== undefined) {
-        closedSince ??= Date.now();
-        n = await this.afterClosed(k, closed.shard, n, closedSince);
+      if (stale !== undefined) {
+        staleSince ??= Date.now();
+        n = await this.afterStale(k, stale.shard, map, staleSince);
       }
       left = again.sort((a, b) => a - b);
     }
@@ -134,8 +144,8 @@ export class LaneAdmission {
    * live there (see LanePlacement). Returns the ids in the order of `jobs`; when the shard says some
    * lanes live elsewhere (`moved`), `rest` are the jobs (places in `jobs`) it admitted none of.
    */
-  private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], sharded = false):
-    Promise<{ ids: string[]; moved?: Map<string, string>; closed?: true; rest: number[] }> {
+  private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], sharded: boolean, gen: string):
+    Promise<{ ids: string[]; moved?: Map<string, string>; stale?: true; rest: number[] }> {
     // NOTE: a call of many chunks checks every chunk before it writes one, so one refused item
     // refuses the whole call (a writer between the checks and the writes can still make a later
     // chunk refuse). Where a lane has a maxDepth, a first pass over every chunk adds up each such
@@ -150,8 +160,8 @@ export class LaneAdmission {
       // calls of LATER_PER_CALL lanes each, so no call grows with the size of the whole call. They
       // write nothing, so they go at once (one round trip); their answers are read in call order,
       // so the first refused item of the call is the one named.
-      const pages = await Promise.all(pagesOf(later, LATER_PER_CALL).map((page) => this.ctx.scripts.submitMany(k, [], true, page, sharded)));
-      if (pages.some(isClosed)) return { ids, closed: true, rest: jobs.map((_, i) => i) };
+      const pages = await Promise.all(pagesOf(later, LATER_PER_CALL).map((page) => this.ctx.scripts.submitMany(k, [], true, page, sharded, gen)));
+      if (pages.some(isStale)) return { ids, stale: true, rest: jobs.map((_, i) => i) };
       for (const reply of pages) this.admitted(k.queue, jobs, 'items', reply, (i) => places[i]);
       later = [];
     }
@@ -159,12 +169,12 @@ export class LaneAdmission {
       const lanes = new Map<string, LaneRoom & { first: number }>();
       // NOTE: the chunks' check-only calls write nothing either: sent at once, read in order.
       const chunks = pagesOf(jobs, SUBMIT_CHUNK);
-      const checks = await Promise.all(chunks.map((chunk) => this.ctx.scripts.submitMany(k, chunk, true, [], sharded)));
+      const checks = await Promise.all(chunks.map((chunk) => this.ctx.scripts.submitMany(k, chunk, true, [], sharded, gen)));
       for (const [c, chunk] of chunks.entries()) {
         const start = c * SUBMIT_CHUNK;
         const reply = checks[c];
         if (isMoved(reply)) return { ids, moved: reply.moved, rest: jobs.map((_, i) => i) };
-        if (isClosed(reply)) return { ids, closed: true, rest: jobs.map((_, i) => i) };
+        if (isStale(reply)) return { ids, stale: true, rest: jobs.map((_, i) => i) };
         const rooms = this.admitted(k.queue, chunk, 'items', reply, (i) => places[start + i]) as LaneRoom[];
         for (const r of rooms) {
           const seen = lanes.get(r.group);
@@ -182,10 +192,10 @@ export class LaneAdmission {
         const chunk = batch.map((b) => b.job);
         const check = start === 0 && attempt === 0 ? later : [];
         // NOTE: a refusal of a later chunk's lane names its item by its place in the call (the first chunk's offset is 0).
-        const reply = await this.ctx.scripts.submitMany(k, chunk, false, check, sharded);
-        if (isMoved(reply) || isClosed(reply)) {
+        const reply = await this.ctx.scripts.submitMany(k, chunk, false, check, sharded, gen);
+        if (isMoved(reply) || isStale(reply)) {
           const rest = [...batch.map((b) => b.at), ...jobs.slice(start + SUBMIT_CHUNK).map((_, j) => start + SUBMIT_CHUNK + j)];
-          return isMoved(reply) ? { ids, moved: reply.moved, rest } : { ids, closed: true, rest };
+          return isMoved(reply) ? { ids, moved: reply.moved, rest } : { ids, stale: true, rest };
         }
         const results = this.admitted(k.queue, check.length > 0 ? jobs : chunk, 'items', reply,
           check.length > 0 ? (i) => places[i] : (i) => places[batch[i].at]) as AdmitResult[];
@@ -206,18 +216,20 @@ export class LaneAdmission {
   }
 
   /**
-   * After shard `shard` answered that it is closed (a change of the shard count drops it, see
-   * lua/setShards): the count read again. While it is still `n` (the change has not stored the new
-   * one yet) the read waits CLOSED_POLL_MS first; past CLOSED_WAIT_MS since the first such answer
-   * (`since`) the call rejects (UNAVAILABLE), nothing of it written to that shard.
+   * After shard `shard` refused a call routed by `map` (it is fenced for another map: see
+   * lua/setShards): the count of the map read again. While the map read is still `map` (the change
+   * has not stored the new one yet) the read waits STALE_POLL_MS first; past STALE_WAIT_MS since the
+   * first such refusal (`since`) the call rejects (UNAVAILABLE), nothing of it written to that shard.
    */
-  private async afterClosed(k0: LaneKeys, shard: number, n: number, since: number): Promise<number> {
-    const next = await this.ctx.shards.counts.reread(k0);
-    if (next !== n) return next;
-    const waited = Date.now() - since;
-    if (waited >= CLOSED_WAIT_MS) throw new EchoMqError(shardClosed(k0.queue, shard, waited), { code: 'UNAVAILABLE', queue: k0.queue });
-    await new Promise((resolve) => setTimeout(resolve, CLOSED_POLL_MS));
-    return this.ctx.shards.counts.reread(k0);
+  private async afterStale(k0: LaneKeys, shard: number, map: { n: number; gen: string }, since: number): Promise<number> {
+    for (;;) {
+      const now = await this.ctx.shards.counts.reread(k0);
+      const read = this.ctx.shards.routedBy(k0);
+      if (read.n !== map.n || read.gen !== map.gen) return now;
+      const waited = Date.now() - since;
+      if (waited >= STALE_WAIT_MS) throw new EchoMqError(shardMapChanging(k0.queue, shard, waited), { code: 'UNAVAILABLE', queue: k0.queue });
+      await new Promise((resolve) => setTimeout(resolve, STALE_POLL_MS));
+    }
   }
 
   /**
@@ -276,9 +288,9 @@ function pagesOf<T>(items: T[], size: number): T[][] {
   return pages;
 }
 
-/** Whether a submit script answered that its shard is closed (see lua/setShards). */
-function isClosed<T>(reply: AdmitReply<T>): reply is { closed: true } {
-  return typeof reply === 'object' && reply !== null && 'closed' in reply;
+/** Whether a submit script answered that its shard is fenced for another shard map (see lua/setShards). */
+function isStale<T>(reply: AdmitReply<T>): reply is { stale: true } {
+  return typeof reply === 'object' && reply !== null && 'stale' in reply;
 }
 
 /** Whether a submit script answered that lanes live in their tenant's shard (see ShardRouter.ofLane). */

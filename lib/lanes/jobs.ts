@@ -11,15 +11,15 @@ export class LaneJobs {
   async job(queue: string, jobId: unknown): Promise<JobInfo | null> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    const row = await this.ctx.scripts.job(await this.ctx.shards.ofJob(k, id), id);
+    const row = await this.ctx.shards.byId(k, id, (shard) => this.ctx.scripts.job(shard, id), (r) => r !== null);
     return row && toJobInfo(k.queue, row, this.ctx.maxAttemptsOf(k.queue));
   }
 
   async position(queue: string, jobId: unknown): Promise<LanePosition | null> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    const shard = await this.ctx.shards.ofJob(k, id);
-    const p = await this.ctx.scripts.locate(shard, id, POSITION_EXACT_RING);
+    const located = await this.ctx.shards.byId(k, id, async (s) => ({ shard: s, p: await this.ctx.scripts.locate(s, id, POSITION_EXACT_RING) }), (r) => r.p !== null);
+    const { shard, p } = located;
     if (!p) return null;
     // NOTE: the rate is that of the queue's current busy spell (presentRate.lua), not the minute's
     // average, which a quiet stretch before a burst would dilute: wait = ahead x span / count. On a

@@ -46,8 +46,7 @@ export class LaneRecovery {
   async retryDead(queue: string, jobId: unknown): Promise<boolean> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    const shard = await this.ctx.shards.ofJob(k, id);
-    const retried = await this.ctx.scripts.retryDead(shard, id);
+    const { shard, retried } = await this.ctx.shards.byId(k, id, async (s) => ({ shard: s, retried: await this.ctx.scripts.retryDead(s, id) }), (r) => r.retried);
     return this.ctx.durability.confirm('retryDead', k.queue, retried, retried, shard);
   }
 }

@@ -53,7 +53,7 @@ export class LaneRemoval {
   async cancel(queue: string, jobId: unknown): Promise<{ group: string; state: string } | null> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    return this.ctx.scripts.cancel(await this.ctx.shards.ofJob(k, id), id);
+    return this.ctx.shards.byId(k, id, (shard) => this.ctx.scripts.cancel(shard, id), (r) => r !== null);
   }
 
   async drain(queue: string, opts: unknown): Promise<number> {

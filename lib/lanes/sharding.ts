@@ -42,16 +42,16 @@ export class LaneSharding {
     const tags = count > 1 && cluster ? spreadTags(k.queue, count, await this.layout(k)) : null;
     const next = tags ?? Array.from({ length: count }, (_, i) => plainTag(k.queue, i));
     // NOTE: every other shard of the old and the new map is checked first, then shard 0 checks itself
-    // and writes in one script. A submit by the old count (a process reads it about once a second)
-    // into a shard the new count drops is kept out by closing that shard just before (see
-    // lua/setShards): such a submit came before and is found there, or is refused and goes again by
-    // the count read anew.
+    // and writes in one script. A submit by the old map (a process reads it about once a second)
+    // is kept out by fencing every shard for the new one just before (see lua/setShards): such a
+    // submit came before and is found there, or is refused and goes again by the map read anew.
     const oldShards = Array.from({ length: now.n }, (_, i) => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, now.tags?.[i])));
     const newShards = Array.from({ length: count }, (_, i) => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, next[i])));
     const others = new Map<string, [LaneKeys, number]>();
     oldShards.forEach((s, i) => i > 0 && others.set(s.base, [s, i]));
     newShards.forEach((s, i) => i > 0 && others.set(s.base, [s, i]));
-    for (const [shard, i] of others.values()) {
+    // NOTE: shard 0 too, so a queue that holds jobs is refused before anything is written.
+    for (const [shard, i] of [[k, 0] as [LaneKeys, number], ...others.values()]) {
       const { empty } = await this.ctx.scripts.setShards(shard, count, 'check');
       if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, i), { code: 'NOT_EMPTY', queue: k.queue });
     }
@@ -63,21 +63,22 @@ export class LaneSharding {
     const gen = randomBytes(6).toString('hex');
     const kept = new Set(newShards.map((s) => s.base));
     const dropped = oldShards.filter((s) => !kept.has(s.base));
-    // NOTE: the new map's shards are opened (a change that did not finish may have closed one),
-    // then the dropped ones closed, each checked empty as it closes.
-    await Promise.all(newShards.slice(1).map((shard) => this.ctx.scripts.setShards(shard, count, 'open')));
-    const closed: LaneKeys[] = [];
-    const reopen = (): Promise<unknown> => Promise.all(closed.map((shard) => this.ctx.scripts.setShards(shard, count, 'open')));
-    for (const shard of dropped) {
-      if (!(await this.ctx.scripts.setShards(shard, count, 'close', null, gen)).empty) {
-        await reopen();
-        throw new EchoMqError(shardsNotEmpty(k.queue, oldShards.indexOf(shard)), { code: 'NOT_EMPTY', queue: k.queue });
+    // NOTE: the new map's other shards are fenced with its gen, the dropped ones as dropped, each
+    // checked empty as it is fenced; a change that stops short puts back the fences it replaced.
+    const fenced: { shard: LaneKeys; fence: string | null }[] = [];
+    const restore = (): Promise<unknown> => Promise.all(fenced.map(({ shard, fence }) => this.ctx.scripts.setShards(shard, count, 'restore', null, fence ?? '', fence !== null)));
+    for (const shard of [...newShards.slice(1), ...dropped]) {
+      const r = await this.ctx.scripts.setShards(shard, count, 'fence', null, dropped.includes(shard) ? 'dropped' : gen);
+      if (!r.empty) {
+        await restore();
+        const i = oldShards.indexOf(shard);
+        throw new EchoMqError(shardsNotEmpty(k.queue, i >= 0 ? i : newShards.indexOf(shard)), { code: 'NOT_EMPTY', queue: k.queue });
       }
-      closed.push(shard);
+      fenced.push({ shard, fence: r.fence });
     }
     const { empty } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
     if (!empty) {
-      await reopen();
+      await restore();
       throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
     }
     this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen: count > 1 ? gen : undefined });

@@ -51,6 +51,16 @@ export class LaneWaiting {
     const o = checkOptions<WaitForOptions>('opts', opts, k0.queue);
     const timeoutMs = checkInt('opts.timeoutMs', o.timeoutMs, 1, MAX_WAIT_MS, k0.queue);
     if (this.closed) throw new EchoMqError(waitClosed(k0.queue, id), { code: 'UNAVAILABLE', queue: k0.queue });
+    const until = Date.now() + timeoutMs;
+    const info = await this.waitIn(k0, id, timeoutMs);
+    // NOTE: a miss by a shard map up to 2 s old (a change placed the job by a new one) waits again
+    // by the map read now, for what is left of the time.
+    if (info === null && (await this.ctx.shards.mapChanged(k0))) return this.waitIn(k0, id, Math.max(1, until - Date.now()));
+    return info;
+  }
+
+  /** One wait for job `id` in the shard this process's map puts it in: its outcome, or null when that shard does not hold it. */
+  private async waitIn(k0: LaneKeys, id: string, timeoutMs: number): Promise<JobInfo | null> {
     // NOTE: a sharded queue's job is watched in its shard, whose scripts announce it on its own channel.
     const k = await this.ctx.shards.ofJob(k0, id);
     return new Promise<JobInfo | null>((resolve, reject) => {

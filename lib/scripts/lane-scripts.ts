@@ -71,10 +71,10 @@ export interface LaneRoom {
 /**
  * @internal What a submit script answered: one result per job, or the refusal of the whole call, or
  * (a shard of a sharded queue, asked) the lanes that live elsewhere, lane -> the tenant its home binds it
- * to ('' when the lane left the tenant the job named: ask its home), or that the shard is closed: a change
- * of the shard count drops it (see lua/setShards), and nothing was written.
+ * to ('' when the lane left the tenant the job named: ask its home), or that the shard is fenced for another
+ * shard map than the one the call was routed by (see lua/setShards), and nothing was written.
  */
-export type AdmitReply<T> = T | { refused: TenantRefusal } | { full: DepthRefusal } | { moved: Map<string, string> } | { closed: true };
+export type AdmitReply<T> = T | { refused: TenantRefusal } | { full: DepthRefusal } | { moved: Map<string, string> } | { stale: true };
 
 /** @internal What bindLanes said: every lane bound, or the first it refused (0-based `item`). */
 export type BindReply = { ok: true } | { refused: TenantRefusal } | { settings: number };
@@ -222,19 +222,24 @@ export class LaneScripts {
     };
   }
 
-  /** Admits one job; `sharded`: `k` is a shard of a sharded queue, asked whether the lane lives there (see lua/submit ARGV[12]). */
-  async submit(k: LaneKeys, job: AdmitArgs, sharded = false): Promise<AdmitReply<AdmitResult>> {
+  /**
+   * Admits one job; `sharded`: `k` is a shard of a sharded queue, asked whether the lane lives there
+   * (see lua/submit ARGV[12]); `gen`: the gen of the shard map it was routed by ('' while unsharded).
+   */
+  async submit(k: LaneKeys, job: AdmitArgs, sharded = false, gen = ''): Promise<AdmitReply<AdmitResult>> {
     const args: (string | number)[] = [k.base, job.id, job.group, job.payload, job.dedupKey, job.delayMs, job.maxAttempts, job.own ? '1' : '0'];
-    if (sharded || job.tc !== undefined || job.tenant !== undefined || job.cost !== undefined) args.push(job.tc ?? '');
-    if (sharded || job.tenant !== undefined || job.cost !== undefined) args.push(job.tenant ?? '');
-    if (sharded || job.cost !== undefined) args.push(job.cost ?? '');
-    if (sharded) args.push('1');
+    const routed = gen !== '';
+    if (routed || sharded || job.tc !== undefined || job.tenant !== undefined || job.cost !== undefined) args.push(job.tc ?? '');
+    if (routed || sharded || job.tenant !== undefined || job.cost !== undefined) args.push(job.tenant ?? '');
+    if (routed || sharded || job.cost !== undefined) args.push(job.cost ?? '');
+    if (routed || sharded) args.push(sharded ? '1' : '');
+    if (routed) args.push(gen);
     // NOTE: the script derives the lane's and the queue's keys from the base (see lua/submit): each key passed costs a call.
     const reply = (await this.run('submit', k.queue, 'submit', [k.job(job.id)], args)) as string[];
     if (reply[0] === 'tenant') return { refused: { item: 0, current: reply[1] } };
     if (reply[0] === 'full') return { full: { item: 0, n: Number(reply[1]) } };
     if (reply[0] === 'moved') return { moved: new Map([[job.group, reply[1]]]) };
-    if (reply[0] === 'closed') return { closed: true };
+    if (reply[0] === 'stale') return { stale: true };
     return { status: reply[0] as AdmitResult['status'], id: reply[1] };
   }
 
@@ -242,11 +247,13 @@ export class LaneScripts {
    * Admits a chunk; `checkOnly`: only checks the tenants it names and reads the room of its lanes
    * that have a maxDepth (nothing written; [] when no lane has one), see {@link laneRooms}.
    * `later`: the lanes that later chunks of the call name tenants for, checked before this one writes.
-   * `sharded`: `k` is a shard of a sharded queue, asked whether the lanes live there (see {@link submit}).
+   * `sharded`: `k` is a shard of a sharded queue, asked whether the lanes live there, and `gen` the gen
+   * of the shard map the call was routed by (see {@link submit}).
    */
-  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false, later: LaterTenant[] = [], sharded = false): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
+  async submitMany(k: LaneKeys, jobs: AdmitArgs[], checkOnly = false, later: LaterTenant[] = [], sharded = false, gen = ''): Promise<AdmitReply<AdmitResult[] | LaneRoom[]>> {
     const { values: laterValues, order: laterOrder } = laterBlocks(later);
-    const count = (checkOnly ? '?' : '') + (later.length > 0 ? `${jobs.length}+${laterValues.length}` : `${jobs.length}`) + (sharded ? 'b' : '');
+    const count = (checkOnly ? '?' : '') + (later.length > 0 ? `${jobs.length}+${laterValues.length}` : `${jobs.length}`) + (sharded ? 'b' : '')
+      + (gen !== '' ? `:${gen}` : '');
     const args: (string | number)[] = [k.base, count];
     // NOTE: an 8th value per job (its trace context) only when some job of the chunk has one, and
     // a 9th (its tenant) only when some job names one, a 10th (its cost) only when some job has one.
@@ -290,7 +297,7 @@ export class LaneScripts {
       for (let i = 1; i + 1 < reply.length; i += 2) moved.set(String(reply[i]), String(reply[i + 1]));
       return { moved };
     }
-    if (reply[0] === 'closed') return { closed: true };
+    if (reply[0] === 'stale') return { stale: true };
     if (reply[0] === 'room') {
       const rooms: LaneRoom[] = [];
       for (let i = 1; i + 3 < reply.length; i += 4) {
@@ -372,15 +379,16 @@ export class LaneScripts {
   /**
    * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
    * map, `n`, its shards' `tags` and the map's `gen` ('set'), or drops the shard's lane bindings
-   * ('unbind', see lua/setShards), or closes a shard the new map drops if it holds no job ('close',
-   * `gen` the mark's value) or opens one it keeps ('open'); whether the shard was empty (nothing
-   * written when not), and the count before.
+   * ('unbind', see lua/setShards), or fences a shard for the new map if it holds no job ('fence', `gen`
+   * the fence: the map's gen, or 'dropped'), or puts back the fence one had (`restore`, `gen` the fence,
+   * `had` false for none); whether the shard was empty (nothing written when not), the count before,
+   * and the fence a 'fence' replaced (null: none).
    */
-  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind' | 'close' | 'open', tags: string[] | null = null, gen = ''):
-    Promise<{ empty: boolean; before: number }> {
-    const [empty, before] = (await this.run('shards', k.queue, 'setShards', [k.shards],
-      [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen])) as [number, number];
-    return { empty: Number(empty) === 1, before: Number(before) };
+  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind' | 'fence' | 'restore', tags: string[] | null = null, gen = '', had = false):
+    Promise<{ empty: boolean; before: number; fence: string | null }> {
+    const [empty, before, fence, was] = (await this.run('shards', k.queue, 'setShards', [k.shards],
+      [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen, had ? '1' : ''])) as [number, number, string?, number?];
+    return { empty: Number(empty) === 1, before: Number(before), fence: Number(was) === 1 ? String(fence) : null };
   }
 
   /**

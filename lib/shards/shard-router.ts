@@ -55,6 +55,17 @@ export class ShardRouter {
     return k.shardKeys(shardOf(tenant ?? group, n));
   }
 
+  /**
+   * The count and gen of the shard map this process routes by now, taken together ('' gen while
+   * the queue is unsharded, or in compat mode): a submit names the gen, and a shard fenced for
+   * another map refuses it (see lua/setShards).
+   */
+  routedBy(k: LaneKeys): { n: number; gen: string } {
+    if (this.options.compat === 'echomq') return { n: 1, gen: '' };
+    const map = this.counts.knownMap(k.queue);
+    return map === undefined ? { n: 1, gen: '' } : { n: map.n, gen: map.gen ?? '' };
+  }
+
   /** Keys of the shard that holds tenant `tenant` and all its lanes; the queue's own keys while unsharded. */
   async ofTenant(k: LaneKeys, tenant: string): Promise<LaneKeys> {
     const n = await this.count(k);
@@ -122,6 +133,27 @@ export class ShardRouter {
     if (at < 0) return k;
     this.jobs.remember(k.queue, id, at);
     return shards[at];
+  }
+
+  /**
+   * A read or change of job `id` (`run`, given the shard that holds it) that finds no job (`found`
+   * false) asks again once the shard map read anew is not the one it went by: a process whose count
+   * is up to 2 s old may look for a job where the new map does not put it. Costs a read of the map
+   * (one HMGET) per miss.
+   */
+  async byId<T>(k: LaneKeys, id: string, run: (shard: LaneKeys) => Promise<T>, found: (result: T) => boolean): Promise<T> {
+    const result = await run(await this.ofJob(k, id));
+    if (found(result) || !(await this.mapChanged(k))) return result;
+    return run(await this.ofJob(k, id));
+  }
+
+  /** Whether the shard map read now (one HMGET) is not the one this process went by (never in compat mode). */
+  async mapChanged(k: LaneKeys): Promise<boolean> {
+    if (this.options.compat === 'echomq') return false;
+    const before = this.routedBy(k);
+    await this.counts.reread(k);
+    const now = this.routedBy(k);
+    return now.n !== before.n || now.gen !== before.gen;
   }
 
   /** The places of `ids` grouped by the shard that holds each job (one group, in order, while unsharded). */

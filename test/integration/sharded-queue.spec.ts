@@ -1,4 +1,5 @@
 import type IORedis from 'ioredis';
+import { mintJobId } from '../../lib/ids/job-id';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { shardOf } from '../../lib/shards/shard-hash';
@@ -144,7 +145,7 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(await stale.shardCount(q)).toBe(4);
     const [in2, in3] = [lanesPerShard(4, 3)[2], lanesPerShard(4, 3)[3]];
     await lanes.shards(q, 2);
-    for (const s of [2, 3]) expect(await client.exists(`${k.shardKeys(s).base}closed`)).toBe(1);
+    for (const s of [2, 3]) expect(await client.get(`${k.shardKeys(s).base}shardgen`)).toBe('dropped');
     const ids = [await stale.submit(q, in2[0], { i: 1 }), await stale.submit(q, in3[0], { i: 1 })];
     ids.push(...await stale.submitMany(q, [...in2, ...in3].map((group) => ({ group, payload: { i: 2 } }))));
     // Nothing went into the dropped shards: every job is where the count 2 puts its lane.
@@ -158,11 +159,56 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect((await lanes.stats(q)).pending).toBe(8);
     const served = await drain(lanes, q);
     expect(served.map((j) => j.id).sort()).toEqual([...ids].sort());
-    // Growing the count again opens the shards it takes back.
+    // Growing the count again fences the shards it takes back for the new map.
     await lanes.shards(q, 4);
-    for (const s of [2, 3]) expect(await client.exists(`${k.shardKeys(s).base}closed`)).toBe(0);
+    const gen = await client.hget(k.shards, 'gen');
+    for (const s of [0, 1, 2, 3]) expect(await client.get(`${k.shardKeys(s).base}shardgen`)).toBe(gen);
     await lanes.submit(q, in3[1], 1);
     expect(await client.zcard(k.shardKeys(3).lane(in3[1]))).toBe(1);
+  });
+
+  it('a submit by a shard count read before shards() grew it is refused and goes where the new map says: no jobId or dedupKey admitted twice, a lane\'s jobs in one shard, in order', async () => {
+    const q = queues.queue();
+    // Four other processes, each of which read the count 1 just now.
+    const stale = Array.from({ length: 4 }, () => lanesOn(client, { shardsOnOneServer: true }));
+    for (const p of stale) expect(await p.shardCount(q)).toBe(1);
+    await lanes.shards(q, 6);
+    const [a, b, c, d] = [lanesPerShard(6, 1)[2][0], lanesPerShard(6, 1)[3][0], lanesPerShard(6, 1)[4][0], lanesPerShard(6, 1)[5][0]];
+    // A retry of a submit under the same jobId, and one under the same dedupKey.
+    const jobId = mintJobId();
+    const first = await lanes.submit(q, a, { from: 'new' }, { jobId });
+    expect(await stale[0].submit(q, a, { from: 'old' }, { jobId })).toBe(first);
+    const deduped = await lanes.submit(q, b, { from: 'new' }, { dedupKey: 'order-42' });
+    expect(await stale[1].submitMany(q, [{ group: b, payload: { from: 'old' }, opts: { dedupKey: 'order-42' } }])).toEqual([deduped]);
+    // A lane fed by both: its jobs stay in its shard, served in the order submitted.
+    await lanes.submit(q, c, { i: 1 });
+    await stale[2].submit(q, c, { i: 2 });
+    // A lane named for a tenant by the old count, then fed without one and with it by the new.
+    await stale[3].submit(q, d, { i: 1 }, { tenant: 'acme' });
+    await lanes.submit(q, d, { i: 2 });
+    await lanes.submit(q, d, { i: 3 }, { tenant: 'acme' });
+    const k = keysOf(q);
+    expect(await client.zcard(k.lane(a)) + await client.zcard(k.lane(b)) + await client.zcard(k.lane(c)) + await client.zcard(k.lane(d))).toBe(0);
+    expect(await lanes.lane(q, d)).toMatchObject({ tenant: 'acme', pending: 3 });
+    const served = await drain(lanes, q);
+    expect(served.length).toBe(7);
+    expect(served.filter((j) => j.group === c).map((j) => (j.payload as { i: number }).i)).toEqual([1, 2]);
+    expect(served.filter((j) => j.group === d).map((j) => (j.payload as { i: number }).i)).toEqual([1, 2, 3]);
+    expect(served.filter((j) => j.group === a).map((j) => j.id)).toEqual([first]);
+  });
+
+  it('a process whose count was read before shards() grew it finds a job the new map placed (job, position, waitFor, cancel)', async () => {
+    const q = queues.queue();
+    const stale = Array.from({ length: 4 }, () => lanesOn(client, { shardsOnOneServer: true }));
+    for (const p of stale) expect(await p.shardCount(q)).toBe(1);
+    await lanes.shards(q, 6);
+    const [g] = lanesPerShard(6, 1)[2];
+    const id = await lanes.submit(q, g, 1);
+    expect((await stale[0].job(q, id))?.state).toBe('pending');
+    expect(await stale[1].position(q, id)).toMatchObject({ laneRank: 0 });
+    expect((await rejects(stale[2].waitFor(q, id, { timeoutMs: 300 }))).code).toBe('TIMEOUT');
+    expect(await stale[3].cancel(q, id)).toBe(true);
+    expect(await lanes.job(q, id)).toBeNull();
   });
 
   it('a lane\'s or a tenant\'s setting made by a shard count read before shards() changed it lands where the lane and the tenant live now', async () => {
@@ -181,13 +227,13 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(await lanes.tenant(q, t)).toMatchObject({ weight: 3 });
   });
 
-  it('a change of the shard count that did not finish: a submit into its closed shard waits, then refuses (UNAVAILABLE, nothing written); shards() again finishes it', async () => {
+  it('a change of the shard count that did not finish: a submit into its fenced shard waits, then refuses (UNAVAILABLE, nothing written); shards() again finishes it', async () => {
     const q = queues.queue();
     const k = keysOf(q);
     await lanes.shards(q, 4);
     const [g3] = lanesPerShard(4, 1)[3];
-    // As a shards(q, 3) that closed shard 3 and stopped before storing the count leaves it.
-    await client.set(`${k.shardKeys(3).base}closed`, 'x', 'PX', 600_000);
+    // As a shards(q, 3) that fenced shard 3 as dropped and stopped before storing the count leaves it.
+    await client.set(`${k.shardKeys(3).base}shardgen`, 'dropped', 'PX', 600_000);
     const before = await dirty(client);
     const started = Date.now();
     const [err, many] = await Promise.all([rejects(lanes.submit(q, g3, 1)), rejects(lanes.submitMany(q, [{ group: g3, payload: 1 }]))]);
@@ -203,7 +249,7 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     await lanes.submit(q, g1, 1);
     await lanes.drain(q);
     await lanes.shards(q, 4);
-    expect(await client.exists(`${k.shardKeys(3).base}closed`)).toBe(0);
+    expect(await client.get(`${k.shardKeys(3).base}shardgen`)).toBe(await client.hget(k.shards, 'gen'));
     await lanes.submit(q, g3, 1);
     expect(await client.zcard(k.shardKeys(3).lane(g3))).toBe(1);
   }, 30_000);
