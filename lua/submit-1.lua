@@ -37,9 +37,9 @@
                       shard: a lane recorded gone from that tenant there (emq:{q}:unbound, see
                       moveLane) has moved, so the reply says to ask its home ('moved', '')
   ARGV[13] gen        optional: the gen of the shard map the submit was routed by ('' or absent: an
-                      unsharded queue's). A shard fenced for another map (emq:{q}:shardgen, see
-                      setShards) admits nothing: the reply says so ('stale'), and the caller reads
-                      the map again.
+                      unsharded queue's). A shard whose fence (emq:{q}:shardgen, see setShards; none
+                      reads as '') names another admits nothing: the reply says so ('stale'), and the
+                      caller reads the map again.
 
   Reply: { status, id }, status 'ok' | 'dup' | 'collide'; { 'tenant', current } when the lane holds
   jobs under another tenant (current, '' for none) than ARGV[10] names: nothing is written;
@@ -77,8 +77,7 @@ local K = { base .. 'g:' .. group .. ':pending', KEYS[1], Q.ring, Q.ringset, Q.p
 local tenant = ARGV[10] or ''
 -- NOTE: a submit routed by a map older (or newer) than the shard's could put its job where the map
 -- in force does not look for it, or a lane's jobs in two shards: refused, before anything is written.
-local fence = rcall('GET', base .. 'shardgen')
-if fence and fence ~= (ARGV[13] or '') then return { 'stale' } end
+if (rcall('GET', base .. 'shardgen') or '') ~= (ARGV[13] or '') then return { 'stale' } end
 if ARGV[12] == '1' then
   if tenant == '' then
     local bound = rcall('HGET', base .. 'bound', group)

@@ -24,8 +24,8 @@
                      bindLanes), which live in their tenant's shard, and the jobs naming one
                      against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane);
                      then optionally ':' .. gen, the gen of the shard map the call was routed by
-                     (none: an unsharded queue's): a shard fenced for another map (emq:{q}:shardgen,
-                     see setShards) admits nothing
+                     (none: an unsharded queue's): a shard whose fence (emq:{q}:shardgen, see
+                     setShards; none reads as '') names another admits nothing
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 3 per job (id, group, payload) when every job of the
   chunk has the defaults of the other four and none of the values below (each value passed costs
@@ -122,8 +122,7 @@ end
 -- NOTE: a lane bound to a tenant lives in its tenant's shard: jobs naming no tenant for it go
 -- there, so the caller is told where (all such lanes of the chunk at once) before anything is written.
 -- NOTE: a call routed by another map than the shard's admits nothing (see lua/submit ARGV[13]).
-local fence = rcall('GET', base .. 'shardgen')
-if fence and fence ~= gen then return { 'stale' } end
+if (rcall('GET', base .. 'shardgen') or '') ~= gen then return { 'stale' } end
 if bindCheck then
   local groups, seen, named, namedSeen = {}, {}, {}, {}
   for i = 0, n - 1 do

@@ -1,5 +1,5 @@
 import { LATER_PER_CALL, MAX_COST, SUBMIT_CHUNK } from '../echomq.constants';
-import { idsExhausted, invalidArgument, laneFull, shardMapChanging, tenantsInCompat, tenantTaken } from '../echomq.messages';
+import { idsExhausted, invalidArgument, laneFull, tenantsInCompat, tenantTaken } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { mintJobId } from '../ids/job-id';
 import type { SubmitItem, SubmitOptions } from '../interfaces';
@@ -12,12 +12,6 @@ import type { LaneContext } from './lane-context';
 
 const MAX_DELAY_MS = 10 * 365 * 24 * 3600 * 1000;
 const MINT_RETRIES = 5;
-/**
- * How long a submit refused by a shard fenced for another map (a change of the shard count is under
- * way or just made, see lua/setShards) waits for the map in force, reading it again every STALE_POLL_MS.
- */
-const STALE_WAIT_MS = 5_000;
-const STALE_POLL_MS = 50;
 
 /** @internal Admits work into lanes: submit and submitMany. */
 export class LaneAdmission {
@@ -44,7 +38,7 @@ export class LaneAdmission {
       const reply = await this.ctx.scripts.submit(k, sent, n > 1, map.gen);
       if (isStale(reply)) {
         staleSince ??= Date.now();
-        n = await this.afterStale(k0, k.shard, map, staleSince);
+        n = await this.ctx.shards.afterStale(k0, k.shard, map, staleSince);
         continue;
       }
       if (isMoved(reply)) {
@@ -131,7 +125,7 @@ export class LaneAdmission {
       if (learnt) moved++;
       if (stale !== undefined) {
         staleSince ??= Date.now();
-        n = await this.afterStale(k, stale.shard, map, staleSince);
+        n = await this.ctx.shards.afterStale(k, stale.shard, map, staleSince);
       }
       left = again.sort((a, b) => a - b);
     }
@@ -213,23 +207,6 @@ export class LaneAdmission {
       }
     }
     return { ids, rest: [] };
-  }
-
-  /**
-   * After shard `shard` refused a call routed by `map` (it is fenced for another map: see
-   * lua/setShards): the count of the map read again. While the map read is still `map` (the change
-   * has not stored the new one yet) the read waits STALE_POLL_MS first; past STALE_WAIT_MS since the
-   * first such refusal (`since`) the call rejects (UNAVAILABLE), nothing of it written to that shard.
-   */
-  private async afterStale(k0: LaneKeys, shard: number, map: { n: number; gen: string }, since: number): Promise<number> {
-    for (;;) {
-      const now = await this.ctx.shards.counts.reread(k0);
-      const read = this.ctx.shards.routedBy(k0);
-      if (read.n !== map.n || read.gen !== map.gen) return now;
-      const waited = Date.now() - since;
-      if (waited >= STALE_WAIT_MS) throw new EchoMqError(shardMapChanging(k0.queue, shard, waited), { code: 'UNAVAILABLE', queue: k0.queue });
-      await new Promise((resolve) => setTimeout(resolve, STALE_POLL_MS));
-    }
   }
 
   /**

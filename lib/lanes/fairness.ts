@@ -26,6 +26,9 @@ export class LaneFairness {
     if (by !== 'jobs' && this.ctx.options.compat === 'echomq') {
       throw new EchoMqError(fairnessInCompat(by), { code: 'MISCONFIGURED', argument: 'opts.by', queue: k.queue });
     }
-    for (const shard of await this.ctx.shards.all(k)) await this.scripts.set(shard, by);
+    // NOTE: every shard of the map in force: again by a new one (see ShardRouter.onEvery).
+    await this.ctx.shards.onEvery(k, async (shards) => {
+      for (const shard of shards) await this.scripts.set(shard, by);
+    });
   }
 }

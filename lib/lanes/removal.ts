@@ -60,15 +60,19 @@ export class LaneRemoval {
     const k = this.ctx.keysOf(queue);
     const o = checkOptions<DrainOptions>('opts', opts, k.queue);
     const group = o.group === undefined ? '' : checkName('opts.group', o.group, k.queue);
-    const shards = group === '' ? await this.ctx.shards.all(k) : [await this.ctx.shards.ofLane(k, group)];
     let removed = 0;
-    for (const shard of shards) {
-      let page = { removed: 0, phase: 's', offset: 0 };
-      do {
-        page = await this.ctx.scripts.drainPage(shard, group, page.phase, page.offset, DRAIN_PAGE);
-        removed += page.removed;
-      } while (page.phase !== 'done');
-    }
+    const drainIn = async (shards: LaneKeys[]): Promise<void> => {
+      for (const shard of shards) {
+        let page = { removed: 0, phase: 's', offset: 0 };
+        do {
+          page = await this.ctx.scripts.drainPage(shard, group, page.phase, page.offset, DRAIN_PAGE);
+          removed += page.removed;
+        } while (page.phase !== 'done');
+      }
+    };
+    // NOTE: by the map in force: drained again by a new one (see ShardRouter.onEvery, onLane).
+    if (group === '') await this.ctx.shards.onEvery(k, drainIn);
+    else await this.ctx.shards.onLane(k, group, (shard) => drainIn([shard]));
     return removed;
   }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'crypto';
 import type { Cluster } from 'ioredis';
 import { MAX_SHARDS } from '../echomq.constants';
-import { shardsInCompat, shardsNeedCluster, shardsNotEmpty, shardsWithQueueLimit } from '../echomq.messages';
+import { shardsChanging, shardsInCompat, shardsNeedCluster, shardsNotEmpty, shardsWithQueueLimit } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import type { FairnessBy } from '../interfaces';
 import { LaneKeys } from '../redis/lane-keys';
@@ -33,11 +33,11 @@ export class LaneSharding {
     if (count > 1 && !cluster && !this.ctx.options.shardsOnOneServer) {
       throw new EchoMqError(shardsNeedCluster(count), { code: 'MISCONFIGURED', argument: 'n', queue: k.queue });
     }
-    const [meta, now] = await Promise.all([
-      this.ctx.read('shards', k, this.ctx.client.hmget(k.meta, 'limit', 'fair', 'paused')),
+    const [limit, now] = await Promise.all([
+      this.ctx.read('shards', k, this.ctx.client.hget(k.meta, 'limit')),
       this.ctx.shards.readMap(k),
     ]);
-    if (count > 1 && meta[0] !== null) throw new EchoMqError(shardsWithQueueLimit(k.queue), { code: 'MISCONFIGURED', argument: 'n', queue: k.queue });
+    if (count > 1 && limit !== null) throw new EchoMqError(shardsWithQueueLimit(k.queue), { code: 'MISCONFIGURED', argument: 'n', queue: k.queue });
     // NOTE: on a Cluster the new shards are spread over its masters now (shards/shard-tags.ts).
     const tags = count > 1 && cluster ? spreadTags(k.queue, count, await this.layout(k)) : null;
     const next = tags ?? Array.from({ length: count }, (_, i) => plainTag(k.queue, i));
@@ -55,20 +55,37 @@ export class LaneSharding {
       const { empty } = await this.ctx.scripts.setShards(shard, count, 'check');
       if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, i), { code: 'NOT_EMPTY', queue: k.queue });
     }
-    // NOTE: settings live in their lane's (their tenant's) shard: they are copied before the new
-    // map is stored and cleared after it (shards/settings-move.ts).
-    const move = new SettingsMove(this.ctx);
-    const plan = await move.plan(oldShards, count, (i) => newShards[i]);
-    await move.copy(plan);
+    // NOTE: a queue never sharded stays as it is (no fence written).
+    if (count === 1 && now.n === 1 && !(await this.ctx.read('shards', k, this.ctx.client.exists(k.shardGen)))) return;
+    // NOTE: one change at a time (two at once could each fence some shards for its own map), and
+    // by the map read above: one that another change replaced meanwhile is refused.
+    const token = randomBytes(6).toString('hex');
+    if (!(await this.ctx.scripts.setShards(k, count, 'lock', null, token)).empty) {
+      throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
+    }
+    try {
+      const still = await this.ctx.shards.readMap(k);
+      if (still.n !== now.n || still.gen !== now.gen) throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
+      await this.fenceAndStore(k, count, tags, oldShards, newShards, others);
+    } finally {
+      await this.ctx.scripts.setShards(k, count, 'unlock', null, token);
+    }
+  }
+
+  /** The change itself, under the queue's lock: fences, settings, the map, then what follows from it. */
+  private async fenceAndStore(k: LaneKeys, count: number, tags: string[] | null, oldShards: LaneKeys[], newShards: LaneKeys[],
+    others: Map<string, [LaneKeys, number]>): Promise<void> {
     const gen = randomBytes(6).toString('hex');
     const kept = new Set(newShards.map((s) => s.base));
     const dropped = oldShards.filter((s) => !kept.has(s.base));
-    // NOTE: the new map's other shards are fenced with its gen, the dropped ones as dropped, each
-    // checked empty as it is fenced; a change that stops short puts back the fences it replaced.
+    // NOTE: every shard of the new map is fenced with its gen (none, when the queue is unsharded
+    // again), and the dropped ones' fences deleted, each shard checked empty as it is fenced; a
+    // change that stops short puts back the fences it replaced. Fenced, no submit by another map writes.
     const fenced: { shard: LaneKeys; fence: string | null }[] = [];
     const restore = (): Promise<unknown> => Promise.all(fenced.map(({ shard, fence }) => this.ctx.scripts.setShards(shard, count, 'restore', null, fence ?? '', fence !== null)));
-    for (const shard of [...newShards.slice(1), ...dropped]) {
-      const r = await this.ctx.scripts.setShards(shard, count, 'fence', null, dropped.includes(shard) ? 'dropped' : gen);
+    for (const shard of [...newShards, ...dropped]) {
+      const fence = dropped.includes(shard) || count === 1 ? '' : gen;
+      const r = await this.ctx.scripts.setShards(shard, count, 'fence', null, fence);
       if (!r.empty) {
         await restore();
         const i = oldShards.indexOf(shard);
@@ -76,6 +93,13 @@ export class LaneSharding {
       }
       fenced.push({ shard, fence: r.fence });
     }
+    // NOTE: settings live in their lane's (their tenant's) shard: they are copied once every shard
+    // is fenced (a setting written before its shard's fence is in the copy; one written after it
+    // is written again by the new map, see ShardRouter.onLane) and cleared once the map is stored
+    // (shards/settings-move.ts).
+    const move = new SettingsMove(this.ctx);
+    const plan = await move.plan(oldShards, count, (i) => newShards[i]);
+    await move.copy(plan);
     const { empty } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
     if (!empty) {
       await restore();
@@ -98,12 +122,14 @@ export class LaneSharding {
       if (home !== shardOf(tenant, count)) homes.set(home, [...(homes.get(home) ?? []), { group, tenant, away: true }]);
     }
     await Promise.all([...homes].map(([home, lanes]) => this.ctx.scripts.bindLanes(k.shardKeys(home), lanes)));
-    // The queue's own settings, which shard 0's meta holds, go to the new shards: its fairness and its pause.
-    const fair = meta[1] as FairnessBy | null;
+    // The queue's own settings, which shard 0's meta holds, go to the new shards: its fairness and its
+    // pause, read now that the map is stored (a pauseQueue by the old map meanwhile reached shard 0).
+    const meta = await this.ctx.read('shards', k, this.ctx.client.hmget(k.meta, 'fair', 'paused'));
+    const fair = meta[0] as FairnessBy | null;
     for (let i = 1; i < count; i++) {
       const shard = k.shardKeys(i);
       if (fair !== null && fair !== 'jobs') await new FairnessScripts(this.ctx.scripts).set(shard, fair);
-      if (meta[2] !== null) await this.ctx.scripts.pauseQueue(shard);
+      if (meta[1] !== null) await this.ctx.scripts.pauseQueue(shard);
     }
   }
 

@@ -6,6 +6,7 @@ import type { LaneKeys } from '../redis/lane-keys';
 import { TenantScripts } from '../scripts/tenant-scripts';
 import { checkInt, checkName, checkOptInt, checkOptions } from '../validation/validate';
 import { mergeTop } from '../shards/merge-top';
+import { SettingsMove } from '../shards/settings-move';
 import type { LaneContext } from './lane-context';
 
 /** @internal The longest timed pause of a tenant: ten years, as a lane's. */
@@ -25,13 +26,13 @@ export class LaneTenants {
   async weight(queue: string, tenant: unknown, weight: unknown): Promise<void> {
     const [k, t] = this.target('tenantWeight', queue, tenant);
     const w = checkInt('weight', weight, 1, 1_000_000, k.queue);
-    await this.ctx.shards.onTenant(k, t, (s) => this.scripts.weight(s, t, w));
+    await this.onTenant(k, t, (s) => this.scripts.weight(s, t, w));
   }
 
   async limit(queue: string, tenant: unknown, limit: unknown): Promise<void> {
     const [k, t] = this.target('tenantLimit', queue, tenant);
     const ceiling = limit === null ? null : checkInt('limit', limit, 1, 1_000_000, k.queue);
-    await this.ctx.shards.onTenant(k, t, (s) => this.scripts.limit(s, t, ceiling));
+    await this.onTenant(k, t, (s) => this.scripts.limit(s, t, ceiling));
   }
 
   async pause(queue: string, tenant: unknown, opts: unknown): Promise<void> {
@@ -43,12 +44,17 @@ export class LaneTenants {
       throw new EchoMqError(invalidArgument('opts.reason', `must be a string of at most ${PAUSE_REASON_MAX_BYTES} bytes`, reason),
         { argument: 'opts.reason', queue: k.queue });
     }
-    await this.ctx.shards.onTenant(k, t, (s) => this.scripts.pause(s, t, forMs, reason));
+    await this.onTenant(k, t, (s) => this.scripts.pause(s, t, forMs, reason));
   }
 
   async resume(queue: string, tenant: unknown): Promise<void> {
     const [k, t] = this.target('resumeTenant', queue, tenant);
-    await this.ctx.shards.onTenant(k, t, (s) => this.scripts.resume(s, t));
+    await this.onTenant(k, t, (s) => this.scripts.resume(s, t));
+  }
+
+  /** A setting of tenant `t`, where it lives (see ShardRouter.onTenant); a copy a replaced map left elsewhere is cleared. */
+  private onTenant<T>(k: LaneKeys, t: string, write: (shard: LaneKeys) => Promise<T>): Promise<T> {
+    return this.ctx.shards.onTenant(k, t, write, (from) => new SettingsMove(this.ctx).clearTenant(from, t));
   }
 
   /** The queue's ceiling over all lanes and tenants: allowed on a compat module too. */

@@ -53,6 +53,10 @@ export class LaneKeys {
 
   /** `${prefix}:{q}:shards`: the queue's shard count (a hash, field `n`; kept in shard 0, absent while unsharded). */
   readonly shards: string;
+  /** `${prefix}:{q}:shardgen`: the shard's fence, the gen of the map its submits must come by (see lua/setShards). */
+  get shardGen(): string {
+    return this.base + 'shardgen';
+  }
   /**
    * `${prefix}:{q}:bound`: on a sharded queue, the lanes whose home is this shard (the shard their own
    * name hashes to) bound to a tenant, lane -> tenant (a hash): such a lane lives in its tenant's shard.

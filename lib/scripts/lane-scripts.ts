@@ -380,11 +380,13 @@ export class LaneScripts {
    * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
    * map, `n`, its shards' `tags` and the map's `gen` ('set'), or drops the shard's lane bindings
    * ('unbind', see lua/setShards), or fences a shard for the new map if it holds no job ('fence', `gen`
-   * the fence: the map's gen, or 'dropped'), or puts back the fence one had (`restore`, `gen` the fence,
-   * `had` false for none); whether the shard was empty (nothing written when not), the count before,
-   * and the fence a 'fence' replaced (null: none).
+   * the fence: the map's gen, '' for none), or puts back the fence one had (`restore`, `gen` the fence,
+   * `had` false for none), or takes ('lock', `gen` the caller's
+   * token; `empty` false when another holds it) or gives back ('unlock') the queue's change lock;
+   * whether the shard was empty (nothing written when not), the count before, and the fence a 'fence'
+   * replaced (null: none).
    */
-  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind' | 'fence' | 'restore', tags: string[] | null = null, gen = '', had = false):
+  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind' | 'fence' | 'restore' | 'lock' | 'unlock', tags: string[] | null = null, gen = '', had = false):
     Promise<{ empty: boolean; before: number; fence: string | null }> {
     const [empty, before, fence, was] = (await this.run('shards', k.queue, 'setShards', [k.shards],
       [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen, had ? '1' : ''])) as [number, number, string?, number?];

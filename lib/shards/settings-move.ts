@@ -73,6 +73,16 @@ export class SettingsMove {
     await this.clear(one);
   }
 
+  /** Clears lane `group`'s settings in shard `from`: a copy a setting left there, written by a shard map since replaced. */
+  async clearLane(from: LaneKeys, group: string): Promise<void> {
+    await this.clear({ lanes: [{ from, to: from, lane: await this.ctx.scripts.lane(from, group) }], tenants: [], bound: [] });
+  }
+
+  /** As {@link clearLane}, for tenant `tenant`'s settings. */
+  async clearTenant(from: LaneKeys, tenant: string): Promise<void> {
+    await this.clear({ lanes: [], tenants: [{ from, to: from, tenant: await this.tenantScripts.info(from, tenant) }], bound: [] });
+  }
+
   /** Writes what moves into its new shard. */
   async copy(plan: SettingsPlan): Promise<void> {
     await each(plan.lanes, ({ to, lane }) => this.writeLane(to, lane));

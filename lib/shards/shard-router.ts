@@ -1,4 +1,4 @@
-import { notOnShardedQueue } from '../echomq.messages';
+import { notOnShardedQueue, shardMapChanging } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
@@ -7,6 +7,13 @@ import { LaneBindings } from './lane-bindings';
 import { JobShards, readShardMap, ShardCounts, ShardMap, toShardMap } from './shard-counts';
 import { shardOf } from './shard-hash';
 import { ShardVisits } from './shard-visits';
+
+/**
+ * How long a call that met a shard fenced for another map (a change of the shard count is under way
+ * or just made, see lua/setShards) waits for the map in force, reading it again every STALE_POLL_MS.
+ */
+const STALE_WAIT_MS = 5_000;
+const STALE_POLL_MS = 50;
 
 /** A plain read on the command connection, bounded and with its errors mapped (LaneContext.read). */
 type Read = <T>(op: string, k: LaneKeys, pending: Promise<T>) => Promise<T>;
@@ -83,32 +90,80 @@ export class ShardRouter {
 
   /**
    * Writes a setting of lane `group` in the shard that holds the lane (`write` is given its keys),
-   * then reads the shard map again. When the map is not the one the write was routed by (a change
-   * of the shard count came meanwhile, or this process's count was up to 2 s old), the setting could
-   * have gone to a shard the lane no longer lives in, and it is written again by the new map. A
-   * setting written twice is the same setting (a weight, a ceiling, a pause). Costs a read of the
-   * map (one HMGET) per call.
+   * then reads that shard's fence (see lua/setShards). A fence for another map than the one the write
+   * went by means a change of the shard count has begun there (its copy of the settings may have
+   * been taken before this write) or is done: the write waits for the new map, then goes again by
+   * it. A setting written twice is the same setting (a weight, a ceiling, a pause). `left` is told
+   * the shard of a write made by a map since replaced, when the new map put the lane elsewhere (its
+   * copy there is to be cleared). Costs one GET per call.
    */
-  onLane<T>(k: LaneKeys, group: string, write: (shard: LaneKeys) => Promise<T>): Promise<T> {
-    return this.settled(k, () => this.ofLane(k, group), write);
+  onLane<T>(k: LaneKeys, group: string, write: (shard: LaneKeys) => Promise<T>, left?: (from: LaneKeys) => Promise<void>): Promise<T> {
+    return this.settled(k, () => this.ofLane(k, group), write, left);
   }
 
   /** As {@link onLane}, for a setting of tenant `tenant`, in the shard that holds the tenant. */
-  onTenant<T>(k: LaneKeys, tenant: string, write: (shard: LaneKeys) => Promise<T>): Promise<T> {
-    return this.settled(k, () => this.ofTenant(k, tenant), write);
+  onTenant<T>(k: LaneKeys, tenant: string, write: (shard: LaneKeys) => Promise<T>, left?: (from: LaneKeys) => Promise<void>): Promise<T> {
+    return this.settled(k, () => this.ofTenant(k, tenant), write, left);
   }
 
-  private async settled<T>(k: LaneKeys, where: () => Promise<LaneKeys>, write: (shard: LaneKeys) => Promise<T>): Promise<T> {
+  /**
+   * As {@link onLane}, for an operation on every shard (pauseQueue, resumeQueue, fairness, drain):
+   * done again on every shard of the new map when a shard was fenced for another. `run` must be
+   * safe to repeat.
+   */
+  async onEvery<T>(k: LaneKeys, run: (shards: LaneKeys[]) => Promise<T>): Promise<T> {
+    if (this.options.compat === 'echomq') return run([k]);
+    let since: number | undefined;
+    for (;;) {
+      const map = this.routedBy(k);
+      const shards = await this.all(k);
+      const result = await run(shards);
+      const fences = await Promise.all(shards.map((s) => this.read('shards', s, this.client.get(s.shardGen))));
+      // NOTE: no fence reads as '', an unsharded queue's (see lua/setShards).
+      if (fences.every((f) => (f ?? '') === map.gen)) return result;
+      since ??= Date.now();
+      await this.afterStale(k, fences.findIndex((f) => (f ?? '') !== map.gen), map, since);
+    }
+  }
+
+  private async settled<T>(k: LaneKeys, where: () => Promise<LaneKeys>, write: (shard: LaneKeys) => Promise<T>,
+    left?: (from: LaneKeys) => Promise<void>): Promise<T> {
     // NOTE: a compat queue has one shard, always.
     if (this.options.compat === 'echomq') return write(k);
-    for (let round = 0; ; round++) {
+    let since: number | undefined;
+    let stale: LaneKeys | undefined;
+    for (;;) {
+      const map = this.routedBy(k);
       const shard = await where();
-      const routed = this.counts.knownMap(k.queue);
+      // NOTE: where() may have read the map (a first read, or one behind the calls): go by the one it used.
+      const used = this.routedBy(k);
+      if (used.n !== map.n || used.gen !== map.gen) continue;
       const result = await write(shard);
-      const now = await this.readMap(k);
-      this.counts.set(k, now);
-      // NOTE: a third round ends it whatever happens meanwhile: the count changes only while the queue is empty.
-      if (round >= 2 || (routed !== undefined && now.n === routed.n && now.gen === routed.gen)) return result;
+      const fence = await this.read('shards', shard, this.client.get(shard.shardGen));
+      if ((fence ?? '') === map.gen) {
+        if (stale !== undefined && stale.base !== shard.base && left) await left(stale);
+        return result;
+      }
+      stale = shard;
+      since ??= Date.now();
+      await this.afterStale(k, shard.shard, map, since);
+    }
+  }
+
+  /**
+   * After shard `shard` turned out fenced for another map than `map` (a change of the shard count
+   * is under way, or done: see lua/setShards): the map read again until it is not `map`, every
+   * STALE_POLL_MS; past STALE_WAIT_MS since the first such fence (`since`) the call rejects
+   * (UNAVAILABLE). Returns the count of the map read.
+   */
+  async afterStale(k: LaneKeys, shard: number, map: { n: number; gen: string }, since: number): Promise<number> {
+    for (;;) {
+      const n = await this.counts.reread(k);
+      const read = this.routedBy(k);
+      if (read.n !== map.n || read.gen !== map.gen) return n;
+      const waited = Date.now() - since;
+      if (waited >= STALE_WAIT_MS) throw new EchoMqError(shardMapChanging(k.queue, shard, waited), { code: 'UNAVAILABLE', queue: k.queue });
+      await new Promise((resolve) => setTimeout(resolve, STALE_POLL_MS));
     }
   }
 

@@ -145,7 +145,9 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(await stale.shardCount(q)).toBe(4);
     const [in2, in3] = [lanesPerShard(4, 3)[2], lanesPerShard(4, 3)[3]];
     await lanes.shards(q, 2);
-    for (const s of [2, 3]) expect(await client.get(`${k.shardKeys(s).base}shardgen`)).toBe('dropped');
+    // The dropped shards keep no fence, which no submit of a sharded map names.
+    for (const s of [2, 3]) expect(await client.exists(k.shardKeys(s).shardGen)).toBe(0);
+    expect(await client.get(k.shardKeys(1).shardGen)).toBe(await client.hget(k.shards, 'gen'));
     const ids = [await stale.submit(q, in2[0], { i: 1 }), await stale.submit(q, in3[0], { i: 1 })];
     ids.push(...await stale.submitMany(q, [...in2, ...in3].map((group) => ({ group, payload: { i: 2 } }))));
     // Nothing went into the dropped shards: every job is where the count 2 puts its lane.
@@ -162,7 +164,7 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     // Growing the count again fences the shards it takes back for the new map.
     await lanes.shards(q, 4);
     const gen = await client.hget(k.shards, 'gen');
-    for (const s of [0, 1, 2, 3]) expect(await client.get(`${k.shardKeys(s).base}shardgen`)).toBe(gen);
+    for (const s of [0, 1, 2, 3]) expect(await client.get(k.shardKeys(s).shardGen)).toBe(gen);
     await lanes.submit(q, in3[1], 1);
     expect(await client.zcard(k.shardKeys(3).lane(in3[1]))).toBe(1);
   });
@@ -227,13 +229,59 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(await lanes.tenant(q, t)).toMatchObject({ weight: 3 });
   });
 
+  it('by a count read before a change: a setting after a grow leaves no second copy; pauseQueue and drain reach every shard of the new map', async () => {
+    const q = queues.queue();
+    const stale = Array.from({ length: 3 }, () => lanesOn(client, { shardsOnOneServer: true }));
+    for (const p of stale) expect(await p.shardCount(q)).toBe(1);
+    await lanes.shards(q, 6);
+    const groups = lanesPerShard(6, 1).flat();
+    const [a] = lanesPerShard(6, 1)[2];
+    await stale[0].weight(q, a, 5);
+    expect((await lanes.lanes(q)).filter((l) => l.group === a).map((l) => l.weight)).toEqual([5]);
+    expect(await client.hget(keysOf(q).weight, a)).toBeNull();
+    await stale[1].pauseQueue(q);
+    for (const group of groups) await lanes.submit(q, group, 1);
+    expect(await lanes.claim(q)).toBeNull();
+    expect(await stale[2].drain(q)).toBe(6);
+    expect((await lanes.stats(q)).pending).toBe(0);
+    await lanes.resumeQueue(q);
+  });
+
+  it('obliterate of a sharded queue: a process that still routes by its old map has its submit sent where the unsharded queue finds and serves it', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, 6);
+    const stale = lanesOn(client, { shardsOnOneServer: true });
+    expect(await stale.shardCount(q)).toBe(6);
+    const [a] = lanesPerShard(6, 1)[2];
+    await lanes.obliterate(q, { force: true });
+    expect(await client.keys(`emq:{${q}*`)).toEqual([]);
+    const id = await stale.submit(q, a, { after: true });
+    expect((await lanes.job(q, id))?.state).toBe('pending');
+    expect((await lanes.claim(q))?.id).toBe(id);
+  });
+
+  it('one change of the shard count at a time: another call meanwhile is refused (UNAVAILABLE), writing nothing', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await client.set(`${k.base}resharding`, 'another', 'PX', 30_000);
+    const before = await dirty(client);
+    const err = await rejects(lanes.shards(q, 4));
+    expect(err.code).toBe('UNAVAILABLE');
+    expect(err.message).toContain('under way');
+    expect(await dirty(client)).toBe(before);
+    await client.del(`${k.base}resharding`);
+    await lanes.shards(q, 4);
+    expect(await lanes.shardCount(q)).toBe(4);
+    expect(await client.exists(`${k.base}resharding`)).toBe(0);
+  });
+
   it('a change of the shard count that did not finish: a submit into its fenced shard waits, then refuses (UNAVAILABLE, nothing written); shards() again finishes it', async () => {
     const q = queues.queue();
     const k = keysOf(q);
     await lanes.shards(q, 4);
     const [g3] = lanesPerShard(4, 1)[3];
-    // As a shards(q, 3) that fenced shard 3 as dropped and stopped before storing the count leaves it.
-    await client.set(`${k.shardKeys(3).base}shardgen`, 'dropped', 'PX', 600_000);
+    // As a change that fenced shard 3 for its new map and stopped before storing it leaves it.
+    await client.set(k.shardKeys(3).shardGen, 'f00d');
     const before = await dirty(client);
     const started = Date.now();
     const [err, many] = await Promise.all([rejects(lanes.submit(q, g3, 1)), rejects(lanes.submitMany(q, [{ group: g3, payload: 1 }]))]);
@@ -247,9 +295,10 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     // The other shards take submits meanwhile.
     const [g1] = lanesPerShard(4, 1)[1];
     await lanes.submit(q, g1, 1);
-    await lanes.drain(q);
+    const j = (await lanes.claim(q))!;
+    expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
     await lanes.shards(q, 4);
-    expect(await client.get(`${k.shardKeys(3).base}shardgen`)).toBe(await client.hget(k.shards, 'gen'));
+    expect(await client.get(k.shardKeys(3).shardGen)).toBe(await client.hget(k.shards, 'gen'));
     await lanes.submit(q, g3, 1);
     expect(await client.zcard(k.shardKeys(3).lane(g3))).toBe(1);
   }, 30_000);
