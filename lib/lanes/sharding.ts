@@ -6,7 +6,7 @@ import { EchoMqError } from '../errors';
 import type { FairnessBy } from '../interfaces';
 import { LaneKeys } from '../redis/lane-keys';
 import { FairnessScripts } from '../scripts/fairness-scripts';
-import { SettingsMove } from '../shards/settings-move';
+import { SettingsMove, type SettingsPlan } from '../shards/settings-move';
 import { shardOf } from '../shards/shard-hash';
 import { plainTag, SlotRange, spreadTags } from '../shards/shard-tags';
 import { checkInt } from '../validation/validate';
@@ -98,12 +98,17 @@ export class LaneSharding {
     // is written again by the new map, see ShardRouter.onLane) and cleared once the map is stored
     // (shards/settings-move.ts).
     const move = new SettingsMove(this.ctx);
-    const plan = await move.plan(oldShards, count, (i) => newShards[i]);
-    await move.copy(plan);
-    const { empty } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
-    if (!empty) {
-      await restore();
-      throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
+    let plan: SettingsPlan;
+    try {
+      plan = await move.plan(oldShards, count, (i) => newShards[i]);
+      await move.copy(plan);
+      const { empty } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
+      if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
+    } catch (err) {
+      // NOTE: the map was not stored: the fences go back to the map in force (a copy of a setting
+      // may stay in a new shard, as the settings move says).
+      await restore().catch(() => undefined);
+      throw err;
     }
     this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen: count > 1 ? gen : undefined });
     await move.clear(plan);
