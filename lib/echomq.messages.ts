@@ -199,7 +199,7 @@ export const shardMapChanging = (queue: string, shard: number, waitedMs: number)
   `Queue ${show(queue)}: its shard ${shard} is fenced by a change of the shard count that has not finished (waited ${waitedMs} ms), and none of this call's jobs for it were written (those for other shards may have been). If a shards() call was interrupted, call shards(${JSON.stringify(queue)}, n) again to finish it; then retry the call (with the jobs' jobIds, if you gave them).`;
 
 export const shardsChanging = (queue: string): string =>
-  `shards: another shards() call on queue ${show(queue)} is under way (or one stopped less than 30 s ago); call shards again once it is done.`;
+  `shards: another shards() call on queue ${show(queue)} is under way (or one stopped less than 3 s ago); call shards again once it is done.`;
 
 export const shardsWithQueueLimit = (queue: string): string =>
   `shards: queue ${show(queue)} has a queueLimit, which a sharded queue cannot keep (each shard counts only its own leases). Remove it (queueLimit(queue, null)) before sharding.`;

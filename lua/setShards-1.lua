@@ -17,20 +17,23 @@
   script, so a submit by the old map either came before and is found, or is refused), then the
   settings are copied and the 'set' stores the map. A change that stops short is put back by mode
   'restore', or by the next change. One change at a time: 'lock' takes emq:{q}:resharding (in shard 0)
-  for LOCK_MS unless another holds it, 'unlock' gives it back if it is still the caller's.
+  for LOCK_MS unless another holds it (the holder renews it), 'unlock' gives it back if it is
+  still the caller's. A queue unsharded again keeps a map (n 1) with a gen, and shard 0 its fence:
+  a submit routed by the map from before the queue was sharded (which names none) is told apart.
 
   KEYS[1]  shards   emq:{q}:shards (a hash: n, tags, the shards' tags as JSON, and gen; modes 'check',
                     'fence' and 'restore' pass the shard's own key, which they never write)
 
   ARGV[1] base   'emq:{q}:' (or the base of the shard checked); must be the prefix of KEYS[1]
-  ARGV[2] n      the shard count to store, 1..64 (1 deletes the hash: the queue is unsharded again)
+  ARGV[2] n      the shard count to store, 1..64 (1: the queue is unsharded again; the hash keeps n and gen)
   ARGV[3] mode   'check', 'set', 'unbind', 'fence', 'restore', 'lock' or 'unlock'
   ARGV[4] tags   the shards' tags as JSON, '' for the plain ones (see lib/shards/shard-tags.ts)
   ARGV[5] gen    optional: a token stored with the map (field gen), new at every 'set', so that a
                  process that knew the old map (and its lanes' bindings) sees it changed; with
                  'fence', the shard's new fence ('' deletes it); with 'restore', the fence to put
                  back; with 'lock' and 'unlock', the caller's token
-  ARGV[6] had    with 'restore': '1' when the shard had a fence (ARGV[5]), '' when it had none
+  ARGV[6] had    with 'restore': '1' when the shard had a fence (ARGV[5]), '' when it had none;
+                 with 'lock': '1' to renew the caller's lock (never to take it)
 
   Reply: { ok (1 when the shard holds no job; 0, and nothing written, when it does), the count
   stored before (1 when none) }; 'fence' adds the fence it replaced and 1, or '' and 0 for none;
@@ -43,9 +46,9 @@
 local rcall = redis.call
 --- @include "headEntry"
 
--- NOTE: how long a change holds the queue's lock: a shards() call takes well under a second on a
--- queue with few settings; a killed one keeps the next waiting this long at most.
-local LOCK_MS = '30000'
+-- NOTE: how long a change holds the queue's lock unless it renews it (it does every second while it
+-- runs): a killed one keeps the next waiting this long at most.
+local LOCK_MS = '3000'
 
 local base, n, mode, tags = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] or ''
 if KEYS[1] ~= base .. 'shards' or not n or n < 1 or n > 64 or n % 1 ~= 0
@@ -59,7 +62,15 @@ if mode == 'unbind' then
   return { 1, n }
 end
 if mode == 'lock' then
-  return { rcall('SET', base .. 'resharding', ARGV[5] or '', 'NX', 'PX', LOCK_MS) and 1 or 0, n }
+  local lockKey, token = base .. 'resharding', ARGV[5] or ''
+  -- NOTE: a renewal (ARGV[6] '1') only extends the holder's own lock: one sent just before the
+  -- holder gave it back must not take it again.
+  if ARGV[6] == '1' then
+    if rcall('GET', lockKey) ~= token then return { 0, n } end
+    rcall('PEXPIRE', lockKey, LOCK_MS)
+    return { 1, n }
+  end
+  return { rcall('SET', lockKey, token, 'NX', 'PX', LOCK_MS) and 1 or 0, n }
 end
 if mode == 'unlock' then
   if rcall('GET', base .. 'resharding') == (ARGV[5] or '') then rcall('DEL', base .. 'resharding') end
@@ -81,7 +92,10 @@ if mode == 'fence' then
 end
 if mode == 'set' then
   if n == 1 then
-    rcall('DEL', KEYS[1], fenceKey)
+    rcall('HSET', KEYS[1], 'n', '1')
+    rcall('HDEL', KEYS[1], 'tags')
+    if (ARGV[5] or '') ~= '' then rcall('HSET', KEYS[1], 'gen', ARGV[5]) else rcall('HDEL', KEYS[1], 'gen') end
+    rcall('SET', fenceKey, ARGV[5] or '')
   else
     rcall('HSET', KEYS[1], 'n', n)
     if tags ~= '' then rcall('HSET', KEYS[1], 'tags', tags) else rcall('HDEL', KEYS[1], 'tags') end

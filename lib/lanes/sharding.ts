@@ -12,6 +12,9 @@ import { plainTag, SlotRange, spreadTags } from '../shards/shard-tags';
 import { checkInt } from '../validation/validate';
 import type { LaneContext } from './lane-context';
 
+/** How often a running shards() renews its lock (which lives LOCK_MS in lua/setShards). */
+const LOCK_RENEW_MS = 1_000;
+
 /**
  * @internal Spreads a queue over shards: the shard map (count and tags) is stored in shard 0
  * (`emq:{q}:shards`), and every process reads it from there (see ShardCounts). Which shard holds
@@ -63,11 +66,15 @@ export class LaneSharding {
     if (!(await this.ctx.scripts.setShards(k, count, 'lock', null, token)).empty) {
       throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
     }
+    // NOTE: the lock lives a few seconds and is renewed every second while the change runs, so one
+    // whose process died holds the queue no longer than that.
+    const renew = setInterval(() => void this.ctx.scripts.setShards(k, count, 'lock', null, token, true).catch(() => undefined), LOCK_RENEW_MS);
     try {
       const still = await this.ctx.shards.readMap(k);
       if (still.n !== now.n || still.gen !== now.gen) throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
       await this.fenceAndStore(k, count, tags, oldShards, newShards, others);
     } finally {
+      clearInterval(renew);
       await this.ctx.scripts.setShards(k, count, 'unlock', null, token);
     }
   }
@@ -78,13 +85,14 @@ export class LaneSharding {
     const gen = randomBytes(6).toString('hex');
     const kept = new Set(newShards.map((s) => s.base));
     const dropped = oldShards.filter((s) => !kept.has(s.base));
-    // NOTE: every shard of the new map is fenced with its gen (none, when the queue is unsharded
-    // again), and the dropped ones' fences deleted, each shard checked empty as it is fenced; a
-    // change that stops short puts back the fences it replaced. Fenced, no submit by another map writes.
+    // NOTE: every shard of the new map is fenced with its gen (shard 0 too, when the queue is
+    // unsharded again), and the dropped ones' fences deleted, each shard checked empty as it is
+    // fenced; a change that stops short puts back the fences it replaced. Fenced, no submit by
+    // another map writes.
     const fenced: { shard: LaneKeys; fence: string | null }[] = [];
     const restore = (): Promise<unknown> => Promise.all(fenced.map(({ shard, fence }) => this.ctx.scripts.setShards(shard, count, 'restore', null, fence ?? '', fence !== null)));
     for (const shard of [...newShards, ...dropped]) {
-      const fence = dropped.includes(shard) || count === 1 ? '' : gen;
+      const fence = dropped.includes(shard) ? '' : gen;
       const r = await this.ctx.scripts.setShards(shard, count, 'fence', null, fence);
       if (!r.empty) {
         await restore();
@@ -110,7 +118,7 @@ export class LaneSharding {
       await restore().catch(() => undefined);
       throw err;
     }
-    this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen: count > 1 ? gen : undefined });
+    this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen });
     await move.clear(plan);
     // NOTE: a shard the new map drops hands its totals to shard 0, so they still count from the queue's start.
     for (const shard of dropped) {

@@ -51,7 +51,7 @@ export class LaneKeys {
   /** Ordered lanes: group -> the lane's own ceiling, '' for none (see lua/includes/orderedLane.lua). */
   readonly ordered: string;
 
-  /** `${prefix}:{q}:shards`: the queue's shard count (a hash, field `n`; kept in shard 0, absent while unsharded). */
+  /** `${prefix}:{q}:shards`: the queue's shard count (a hash, field `n`; kept in shard 0, absent on a queue never sharded). */
   readonly shards: string;
   /** `${prefix}:{q}:shardgen`: the shard's fence, the gen of the map its submits must come by (see lua/setShards). */
   get shardGen(): string {

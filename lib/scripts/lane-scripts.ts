@@ -382,7 +382,8 @@ export class LaneScripts {
    * ('unbind', see lua/setShards), or fences a shard for the new map if it holds no job ('fence', `gen`
    * the fence: the map's gen, '' for none), or puts back the fence one had (`restore`, `gen` the fence,
    * `had` false for none), or takes ('lock', `gen` the caller's
-   * token; `empty` false when another holds it) or gives back ('unlock') the queue's change lock;
+   * token; `empty` false when another holds it; `had` true: only renews the caller's own) or gives
+   * back ('unlock') the queue's change lock;
    * whether the shard was empty (nothing written when not), the count before, and the fence a 'fence'
    * replaced (null: none).
    */

@@ -121,7 +121,9 @@ export function readShardMap(client: Pick<RedisClient, 'hmget'>, k: LaneKeys): P
 export function toShardMap(queue: string, [n, tags, gen]: (string | null)[]): ShardMap {
   const count = Number(n) || 1;
   const map: ShardMap = { n: count };
-  if (count > 1 && typeof gen === 'string') map.gen = gen;
+  // NOTE: a queue unsharded again keeps its map's gen too (n 1): its submits name it, so one routed by
+  // the map from before the queue was sharded is told apart (see lua/setShards).
+  if (typeof gen === 'string' && gen !== '') map.gen = gen;
   if (count === 1 || typeof tags !== 'string') return map;
   let parsed: unknown;
   try {

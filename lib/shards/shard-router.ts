@@ -46,7 +46,11 @@ export class ShardRouter {
    * reference scripts know no shards): a number at once, or on a queue's first call a read of it.
    */
   count(k: LaneKeys): number | Promise<number> {
-    return this.options.compat === 'echomq' ? 1 : this.counts.of(k);
+    if (this.options.compat !== 'echomq') return this.counts.of(k);
+    // NOTE: the map is read all the same, for its gen: a queue unsharded again fences shard 0 with
+    // it, and a submit names it (see routedBy).
+    const n = this.counts.of(k);
+    return typeof n === 'number' ? 1 : n.then(() => 1);
   }
 
   /**
@@ -63,14 +67,14 @@ export class ShardRouter {
   }
 
   /**
-   * The count and gen of the shard map this process routes by now, taken together ('' gen while
-   * the queue is unsharded, or in compat mode): a submit names the gen, and a shard fenced for
+   * The count and gen of the shard map this process routes by now, taken together ('' gen for a
+   * queue never sharded; count 1 in compat mode): a submit names the gen, and a shard fenced for
    * another map refuses it (see lua/setShards).
    */
   routedBy(k: LaneKeys): { n: number; gen: string } {
-    if (this.options.compat === 'echomq') return { n: 1, gen: '' };
     const map = this.counts.knownMap(k.queue);
-    return map === undefined ? { n: 1, gen: '' } : { n: map.n, gen: map.gen ?? '' };
+    if (map === undefined) return { n: 1, gen: '' };
+    return { n: this.options.compat === 'echomq' ? 1 : map.n, gen: map.gen ?? '' };
   }
 
   /** Keys of the shard that holds tenant `tenant` and all its lanes; the queue's own keys while unsharded. */

@@ -3,7 +3,7 @@ import { mintJobId } from '../../lib/ids/job-id';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import { shardOf } from '../../lib/shards/shard-hash';
-import { dirty, drain, engineFixture, keysOf, rejects } from '../support/engine';
+import { dirty, drain, engineFixture, keysOf, rejects, waitFor } from '../support/engine';
 import { lanesOn, lanesPerShard } from '../support/lanes';
 
 /** Claims one at a time and completes each, until nothing is served: the jobs in serve order. */
@@ -81,7 +81,9 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     }
     await lanes.drain(q);
     await lanes.shards(q, 1);
-    expect(await client.exists(k.shards)).toBe(0);
+    // Unsharded again, the queue keeps a map of one shard with its gen, and shard 0 its fence.
+    expect(await client.hmget(k.shards, 'n', 'tags')).toEqual(['1', null]);
+    expect(await client.get(k.shardGen)).toBe(await client.hget(k.shards, 'gen'));
     expect(await lanes.shardCount(q)).toBe(1);
 
     // A queueLimit holds the count (a sharded queue cannot keep one).
@@ -263,17 +265,35 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
   it('one change of the shard count at a time: another call meanwhile is refused (UNAVAILABLE), writing nothing', async () => {
     const q = queues.queue();
     const k = keysOf(q);
-    await client.set(`${k.base}resharding`, 'another', 'PX', 30_000);
+    // A no-op change first (the queue was never sharded), so the scripts are loaded before the count below.
+    await lanes.shards(q, 1);
+    // As a call whose process died leaves it: the lock lives 3 s unless its holder renews it.
+    await client.set(`${k.base}resharding`, 'another', 'PX', 3_000);
     const before = await dirty(client);
     const err = await rejects(lanes.shards(q, 4));
     expect(err.code).toBe('UNAVAILABLE');
     expect(err.message).toContain('under way');
     expect(await dirty(client)).toBe(before);
-    await client.del(`${k.base}resharding`);
+    await waitFor('the dead call\'s lock to lapse', async () => (await client.exists(`${k.base}resharding`)) === 0, 4_000);
     await lanes.shards(q, 4);
     expect(await lanes.shardCount(q)).toBe(4);
     expect(await client.exists(`${k.base}resharding`)).toBe(0);
   });
+
+  it('a queue sharded and unsharded again tells its maps apart: a submit by the map from before it was sharded is refused while a change back to one shard is under way', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const first = lanesOn(client, { shardsOnOneServer: true });
+    expect(await first.shardCount(q)).toBe(1);
+    await lanes.shards(q, 6);
+    // As a change back to one shard leaves it once it has fenced shard 0 (and dropped the others'),
+    // before it stores the map.
+    for (let i = 1; i < 6; i++) await client.del(k.shardKeys(i).shardGen);
+    await client.set(k.shardGen, 'f00d');
+    const err = await rejects(first.submit(q, 'a', 1, { jobId: mintJobId() }));
+    expect(err.code).toBe('UNAVAILABLE');
+    expect((await lanes.stats(q)).pending).toBe(0);
+  }, 15_000);
 
   it('a change of the shard count that did not finish: a submit into its fenced shard waits, then refuses (UNAVAILABLE, nothing written); shards() again finishes it', async () => {
     const q = queues.queue();
