@@ -8,8 +8,8 @@
   tenants and its records of lanes gone from one (mode 'unbind': see bindLanes and moveLane; they
   were made for the old count, and the queue is empty).
   The fence: each shard of a sharded queue keeps in emq:{q}:shardgen the gen of the map its submits
-  must have been routed by; a shard without one (an unsharded queue's shard 0, a dropped shard) takes
-  only the submits of an unsharded queue, which name no gen. A submit routed by another map is refused
+  must have been routed by; a shard without one (shard 0 of a queue never sharded, a dropped shard)
+  takes only the submits of a queue never sharded, which name no gen. A submit routed by another map is refused
   before it writes (lua/submit, lua/submitMany) and goes again by the map read anew, so no process's
   old count (a process reads it about once a second) puts a job where the new map does not look for
   it, or a lane's jobs in two shards. After the checks, every shard of the new map and every shard it

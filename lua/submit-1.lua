@@ -36,8 +36,8 @@
                       and nothing is written. A submit naming a tenant is sent to the tenant's
                       shard: a lane recorded gone from that tenant there (emq:{q}:unbound, see
                       moveLane) has moved, so the reply says to ask its home ('moved', '')
-  ARGV[13] gen        optional: the gen of the shard map the submit was routed by ('' or absent: an
-                      unsharded queue's). A shard whose fence (emq:{q}:shardgen, see setShards; none
+  ARGV[13] gen        optional: the gen of the shard map the submit was routed by ('' or absent: a
+                      queue never sharded). A shard whose fence (emq:{q}:shardgen, see setShards; none
                       reads as '') names another admits nothing: the reply says so ('stale'), and the
                       caller reads the map again.
 

@@ -24,7 +24,7 @@
                      bindLanes), which live in their tenant's shard, and the jobs naming one
                      against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane);
                      then optionally ':' .. gen, the gen of the shard map the call was routed by
-                     (none: an unsharded queue's): a shard whose fence (emq:{q}:shardgen, see
+                     (none: a queue never sharded): a shard whose fence (emq:{q}:shardgen, see
                      setShards; none reads as '') names another admits nothing
   then 7 values per job: id, group, payload, dedupKey ('' none), delayMs, maxAttempts (0 default),
   own ('1' when the caller supplied the id); or 3 per job (id, group, payload) when every job of the
@@ -119,10 +119,10 @@ for i = 0, plain and -1 or n - 1 do
     return redis.error_reply('ERR echomq: submitMany item ' .. (i + 1) .. ' has a bad cost')
   end
 end
--- NOTE: a lane bound to a tenant lives in its tenant's shard: jobs naming no tenant for it go
--- there, so the caller is told where (all such lanes of the chunk at once) before anything is written.
 -- NOTE: a call routed by another map than the shard's admits nothing (see lua/submit ARGV[13]).
 if (rcall('GET', base .. 'shardgen') or '') ~= gen then return { 'stale' } end
+-- NOTE: a lane bound to a tenant lives in its tenant's shard: jobs naming no tenant for it go
+-- there, so the caller is told where (all such lanes of the chunk at once) before anything is written.
 if bindCheck then
   local groups, seen, named, namedSeen = {}, {}, {}, {}
   for i = 0, n - 1 do

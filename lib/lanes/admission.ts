@@ -135,8 +135,9 @@ export class LaneAdmission {
   /**
    * Admits `jobs` into one shard `k`, in chunks; `places[i]` is job i's place in the caller's items
    * (what a refusal names); `sharded`: `k` is a shard of a sharded queue, asked whether the lanes
-   * live there (see LanePlacement). Returns the ids in the order of `jobs`; when the shard says some
-   * lanes live elsewhere (`moved`), `rest` are the jobs (places in `jobs`) it admitted none of.
+   * live there (see LanePlacement); `gen`: the gen of the shard map the call was routed by. Returns
+   * the ids in the order of `jobs`; when the shard says some lanes live elsewhere (`moved`), or that
+   * it is fenced for another map (`stale`), `rest` are the jobs (places in `jobs`) it admitted none of.
    */
   private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], sharded: boolean, gen: string):
     Promise<{ ids: string[]; moved?: Map<string, string>; stale?: true; rest: number[] }> {
