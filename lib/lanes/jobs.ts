@@ -18,8 +18,7 @@ export class LaneJobs {
   async position(queue: string, jobId: unknown): Promise<LanePosition | null> {
     const k = this.ctx.keysOf(queue);
     const id = checkJobId('jobId', jobId, k.queue);
-    const located = await this.ctx.shards.byId(k, id, async (s) => ({ shard: s, p: await this.ctx.scripts.locate(s, id, POSITION_EXACT_RING) }), (r) => r.p !== null);
-    const { shard, p } = located;
+    const { shard, p } = await this.ctx.shards.byId(k, id, async (s) => ({ shard: s, p: await this.ctx.scripts.locate(s, id, POSITION_EXACT_RING) }), (r) => r.p !== null);
     if (!p) return null;
     // NOTE: the rate is that of the queue's current busy spell (presentRate.lua), not the minute's
     // average, which a quiet stretch before a burst would dilute: wait = ahead x span / count. On a
