@@ -196,7 +196,7 @@ export const shardsNotEmpty = (queue: string, shard: number): string =>
   `shards: queue ${show(queue)} holds jobs${shard > 0 ? ` (in its shard ${shard})` : ''}; its shard count changes only while it holds no pending, scheduled, active or dead job. Drain it (or wait for it to empty), then call shards again.`;
 
 export const shardMapChanging = (queue: string, shard: number, waitedMs: number): string =>
-  `Queue ${show(queue)}: its shard ${shard} is fenced by a change of the shard count that has not finished (waited ${waitedMs} ms), and none of this call's jobs for it were written (those for other shards may have been). If a shards() call was interrupted, call shards(${JSON.stringify(queue)}, n) again to finish it; then retry the call (with the jobs' jobIds, if you gave them).`;
+  `Queue ${show(queue)}: its shard ${shard} is fenced by a change of the shard count still under way (its shards() call holds the queue's lock; waited ${waitedMs} ms), and none of this call's jobs for it were written (those for other shards may have been). Retry the call once that change is done (with the jobs' jobIds, if you gave them); a change whose process died lets go within 3 s.`;
 
 export const shardsChanging = (queue: string): string =>
   `shards: another shards() call on queue ${show(queue)} is under way (or one stopped less than 3 s ago); call shards again once it is done.`;

@@ -33,11 +33,17 @@
                  'fence', the shard's new fence ('' deletes it); with 'restore', the fence to put
                  back; with 'lock' and 'unlock', the caller's token
   ARGV[6] had    with 'restore': '1' when the shard had a fence (ARGV[5]), '' when it had none;
-                 with 'lock': '1' to renew the caller's lock (never to take it)
+                 with 'lock': '1' to renew the caller's lock (never to take it); with 'set': the
+                 caller's lock token, and the map is stored only while the lock is still the caller's
 
-  Reply: { ok (1 when the shard holds no job; 0, and nothing written, when it does), the count
-  stored before (1 when none) }; 'fence' adds the fence it replaced and 1, or '' and 0 for none;
+  Reply: { ok (1 when the shard holds no job; 0, and nothing written, when it does; -1 from 'set',
+  nothing written, when the caller's lock has lapsed), the count stored before (1 when none) };
+  'fence' adds the fence it replaced and 1, or '' and 0 for none;
   'lock' answers { 1 when taken, 0 when another holds it, n }.
+  A change whose process died leaves fences for a map never stored; once its lock has lapsed, the
+  first call they refuse takes the lock and puts back the fences of the map in force with 'restore'
+  (lib/shards/fence-mend.ts). A change that only stalled past its lock may then not store its map:
+  'set' asks for the lock.
   Clock: none.
   Derived keys: active, schedule, dead, pending (the flat set) and lanes (the lane index: a lane of
   depth >= 1 holds a pending job; a head entry alone may outlive its lane's jobs, see headBack) of
@@ -91,6 +97,7 @@ if mode == 'fence' then
   return { 1, before, old or '', old and 1 or 0 }
 end
 if mode == 'set' then
+  if (ARGV[6] or '') ~= '' and rcall('GET', base .. 'resharding') ~= ARGV[6] then return { -1, before } end
   if n == 1 then
     rcall('HSET', KEYS[1], 'n', '1')
     rcall('HDEL', KEYS[1], 'tags')

@@ -6,6 +6,7 @@ import { LaneKeys } from '../redis/lane-keys';
 import { fromServerError } from '../redis/server-errors';
 import { LaneScripts, RedisClient } from '../scripts/lane-scripts';
 import { checkName } from '../validation/validate';
+import { FenceMend } from '../shards/fence-mend';
 import { ShardRouter } from '../shards/shard-router';
 
 /**
@@ -23,7 +24,8 @@ export class LaneContext {
   constructor(readonly client: RedisClient, readonly options: ResolvedEchoMqOptions, private readonly registry?: EchoMqQueueRegistry) {
     this.scripts = new LaneScripts(client, undefined, options.compat === 'echomq', options.callTimeoutMs);
     this.durability = new Durability(client, options);
-    this.shards = new ShardRouter(client, options, (op, k, pending) => this.read(op, k, pending));
+    const read = <T>(op: string, k: LaneKeys, pending: Promise<T>): Promise<T> => this.read(op, k, pending);
+    this.shards = new ShardRouter(client, options, read, new FenceMend(client, this.scripts, read));
   }
 
   /**

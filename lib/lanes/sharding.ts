@@ -72,7 +72,7 @@ export class LaneSharding {
     try {
       const still = await this.ctx.shards.readMap(k);
       if (still.n !== now.n || still.gen !== now.gen) throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
-      await this.fenceAndStore(k, count, tags, oldShards, newShards, others);
+      await this.fenceAndStore(k, count, tags, oldShards, newShards, others, token);
     } finally {
       clearInterval(renew);
       await this.ctx.scripts.setShards(k, count, 'unlock', null, token);
@@ -81,7 +81,7 @@ export class LaneSharding {
 
   /** The change itself, under the queue's lock: fences, settings, the map, then what follows from it. */
   private async fenceAndStore(k: LaneKeys, count: number, tags: string[] | null, oldShards: LaneKeys[], newShards: LaneKeys[],
-    others: Map<string, [LaneKeys, number]>): Promise<void> {
+    others: Map<string, [LaneKeys, number]>, token: string): Promise<void> {
     const gen = randomBytes(6).toString('hex');
     const kept = new Set(newShards.map((s) => s.base));
     const dropped = oldShards.filter((s) => !kept.has(s.base));
@@ -110,7 +110,10 @@ export class LaneSharding {
     try {
       plan = await move.plan(oldShards, count, (i) => newShards[i]);
       await move.copy(plan);
-      const { empty } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen);
+      // NOTE: stored only while the lock is still this call's: a call that stalled past it may have
+      // had its fences put back meanwhile (shards/fence-mend.ts).
+      const { empty, lockLost } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen, token);
+      if (lockLost) throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
       if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
     } catch (err) {
       // NOTE: the map was not stored: the fences go back to the map in force (a copy of a setting

@@ -57,6 +57,10 @@ export class LaneKeys {
   get shardGen(): string {
     return this.base + 'shardgen';
   }
+  /** `${prefix}:{q}:resharding`: the lock a change of the shard count holds while it runs (shard 0; see lua/setShards). */
+  get resharding(): string {
+    return this.base + 'resharding';
+  }
   /**
    * `${prefix}:{q}:bound`: on a sharded queue, the lanes whose home is this shard (the shard their own
    * name hashes to) bound to a tenant, lane -> tenant (a hash): such a lane lives in its tenant's shard.

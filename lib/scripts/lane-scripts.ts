@@ -385,13 +385,15 @@ export class LaneScripts {
    * token; `empty` false when another holds it; `had` true: only renews the caller's own) or gives
    * back ('unlock') the queue's change lock;
    * whether the shard was empty (nothing written when not), the count before, and the fence a 'fence'
-   * replaced (null: none).
+   * replaced (null: none). With 'set', `had` is the caller's lock token: `lockLost` (and nothing
+   * written) when the lock is no longer the caller's.
    */
-  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind' | 'fence' | 'restore' | 'lock' | 'unlock', tags: string[] | null = null, gen = '', had = false):
-    Promise<{ empty: boolean; before: number; fence: string | null }> {
+  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind' | 'fence' | 'restore' | 'lock' | 'unlock', tags: string[] | null = null, gen = '',
+    had: boolean | string = false): Promise<{ empty: boolean; before: number; fence: string | null; lockLost: boolean }> {
+    const sixth = typeof had === 'string' ? had : had ? '1' : '';
     const [empty, before, fence, was] = (await this.run('shards', k.queue, 'setShards', [k.shards],
-      [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen, had ? '1' : ''])) as [number, number, string?, number?];
-    return { empty: Number(empty) === 1, before: Number(before), fence: Number(was) === 1 ? String(fence) : null };
+      [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen, sixth])) as [number, number, string?, number?];
+    return { empty: Number(empty) === 1, before: Number(before), fence: Number(was) === 1 ? String(fence) : null, lockLost: Number(empty) === -1 };
   }
 
   /**

@@ -3,6 +3,7 @@ import { EchoMqError } from '../errors';
 import type { ResolvedEchoMqOptions } from '../interfaces';
 import type { LaneKeys } from '../redis/lane-keys';
 import type { RedisClient } from '../scripts/lane-scripts';
+import type { FenceMend } from './fence-mend';
 import { LaneBindings } from './lane-bindings';
 import { JobShards, readShardMap, ShardCounts, ShardMap, toShardMap } from './shard-counts';
 import { shardOf } from './shard-hash';
@@ -32,7 +33,8 @@ export class ShardRouter {
   readonly bindings = new LaneBindings();
   private readonly visits = new Map<string, ShardVisits>();
 
-  constructor(private readonly client: RedisClient, private readonly options: ResolvedEchoMqOptions, private readonly read: Read) {
+  constructor(private readonly client: RedisClient, private readonly options: ResolvedEchoMqOptions, private readonly read: Read,
+    private readonly fences?: FenceMend) {
     this.counts = new ShardCounts((k) => this.readMap(k), (queue) => this.bindings.forget(queue));
   }
 
@@ -158,13 +160,16 @@ export class ShardRouter {
    * After shard `shard` turned out fenced for another map than `map` (a change of the shard count
    * is under way, or done: see lua/setShards): the map read again until it is not `map`, every
    * STALE_POLL_MS; past STALE_WAIT_MS since the first such fence (`since`) the call rejects
-   * (UNAVAILABLE). Returns the count of the map read.
+   * (UNAVAILABLE). A fence left by a change whose process died (no change holds the queue's lock)
+   * is put back at once (see FenceMend), and the call goes again by the same map. Returns the count
+   * of the map read.
    */
   async afterStale(k: LaneKeys, shard: number, map: { n: number; gen: string }, since: number): Promise<number> {
     for (;;) {
       const n = await this.counts.reread(k);
       const read = this.routedBy(k);
       if (read.n !== map.n || read.gen !== map.gen) return n;
+      if (this.fences && (await this.fences.mend(k, map))) return n;
       const waited = Date.now() - since;
       if (waited >= STALE_WAIT_MS) throw new EchoMqError(shardMapChanging(k.queue, shard, waited), { code: 'UNAVAILABLE', queue: k.queue });
       await new Promise((resolve) => setTimeout(resolve, STALE_POLL_MS));

@@ -2,6 +2,7 @@ import type IORedis from 'ioredis';
 import { mintJobId } from '../../lib/ids/job-id';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
+import type { LaneScripts } from '../../lib/scripts/lane-scripts';
 import { shardOf } from '../../lib/shards/shard-hash';
 import { dirty, drain, engineFixture, keysOf, rejects, waitFor } from '../support/engine';
 import { lanesOn, lanesPerShard } from '../support/lanes';
@@ -290,25 +291,29 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     // before it stores the map.
     for (let i = 1; i < 6; i++) await client.del(k.shardKeys(i).shardGen);
     await client.set(k.shardGen, 'f00d');
+    // Under way: its process holds the queue's lock.
+    await client.set(k.resharding, 'another', 'PX', 20_000);
     const err = await rejects(first.submit(q, 'a', 1, { jobId: mintJobId() }));
     expect(err.code).toBe('UNAVAILABLE');
     expect((await lanes.stats(q)).pending).toBe(0);
+    await client.del(k.resharding);
   }, 15_000);
 
-  it('a change of the shard count that did not finish: a submit into its fenced shard waits, then refuses (UNAVAILABLE, nothing written); shards() again finishes it', async () => {
+  it('a change of the shard count under way: a submit into a shard it fenced waits, then refuses (UNAVAILABLE, nothing written); other shards take submits', async () => {
     const q = queues.queue();
     const k = keysOf(q);
     await lanes.shards(q, 4);
     const [g3] = lanesPerShard(4, 1)[3];
-    // As a change that fenced shard 3 for its new map and stopped before storing it leaves it.
+    // As a change that fenced shard 3 for its new map leaves it while it copies settings: it holds the lock.
     await client.set(k.shardKeys(3).shardGen, 'f00d');
+    await client.set(k.resharding, 'another', 'PX', 30_000);
     const before = await dirty(client);
     const started = Date.now();
     const [err, many] = await Promise.all([rejects(lanes.submit(q, g3, 1)), rejects(lanes.submitMany(q, [{ group: g3, payload: 1 }]))]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
     expect(err.code).toBe('UNAVAILABLE');
     expect(err.message).toContain('shard 3');
-    expect(err.message).toContain(`shards("${q}", n) again`);
+    expect(err.message).toContain('under way');
     expect(many.code).toBe('UNAVAILABLE');
     expect(await dirty(client)).toBe(before);
     expect(await client.zcard(k.shardKeys(3).lane(g3))).toBe(0);
@@ -317,11 +322,55 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     await lanes.submit(q, g1, 1);
     const j = (await lanes.claim(q))!;
     expect(await lanes.complete(q, j.id, j.attempt)).toBe(true);
-    await lanes.shards(q, 4);
-    expect(await client.get(k.shardKeys(3).shardGen)).toBe(await client.hget(k.shards, 'gen'));
-    await lanes.submit(q, g3, 1);
-    expect(await client.zcard(k.shardKeys(3).lane(g3))).toBe(1);
+    await client.del(k.resharding);
   }, 30_000);
+
+  it('a change of the shard count whose process died: the first call its fences refuse puts them back, and goes through', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.shards(q, 4);
+    const gen = await client.hget(k.shards, 'gen');
+    const [g2, g3] = [lanesPerShard(4, 1)[2][0], lanesPerShard(4, 1)[3][0]];
+    // As a shrink to two shards leaves it when its process dies after fencing shards 0 and 1 for
+    // its new map and dropping shard 2's fence, once its lock has lapsed.
+    await client.set(k.shardGen, 'f00d');
+    await client.set(k.shardKeys(1).shardGen, 'f00d');
+    await client.del(k.shardKeys(2).shardGen);
+    const started = Date.now();
+    const [id2, id3] = await Promise.all([lanes.submit(q, g2, 'two'), lanes.submit(q, g3, 'three')]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    for (let i = 0; i < 4; i++) expect(await client.get(k.shardKeys(i).shardGen)).toBe(gen);
+    expect(await client.exists(k.resharding)).toBe(0);
+    expect(await lanes.shardCount(q)).toBe(4);
+    expect(await client.zcard(k.shardKeys(2).lane(g2))).toBe(1);
+    // A lane setting and a queue-wide operation go through as well.
+    await client.set(k.shardKeys(3).shardGen, 'f00d');
+    await lanes.limit(q, g3, 1);
+    expect((await lanes.lane(q, g3)).limit).toBe(1);
+    await client.set(k.shardKeys(2).shardGen, 'f00d');
+    await lanes.pauseQueue(q);
+    await lanes.resumeQueue(q);
+    const served = await drainOneByOne(lanes, q);
+    expect(served.map((x) => x.id).sort()).toEqual([id2, id3].sort());
+  }, 30_000);
+
+  it('a change whose lock lapsed while it stalled stores no map: its shards() rejects (UNAVAILABLE) and the queue keeps the map in force', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.shards(q, 2);
+    const gen = await client.hget(k.shards, 'gen');
+    // As another process mends the change's fences meanwhile: it takes the lock, so the stalled
+    // change's token is no longer the lock's when it comes to store its map.
+    const scripts = (lanes as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+    await client.set(k.resharding, 'mender', 'PX', 3_000);
+    const before = await dirty(client);
+    const r = await scripts.setShards(k, 4, 'set', null, 'beef', 'stalled');
+    expect(r.lockLost).toBe(true);
+    expect(await dirty(client)).toBe(before);
+    expect(await client.hget(k.shards, 'gen')).toBe(gen);
+    expect(await lanes.shardCount(q)).toBe(2);
+    await client.del(k.resharding);
+  });
 
   it('a process that did not submit or claim a job finds it by id (job, complete, fail, position, waitFor, retryDead, cancel)', async () => {
     const q = queues.queue();
