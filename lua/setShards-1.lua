@@ -8,8 +8,9 @@
   tenants and its records of lanes gone from one (mode 'unbind': see bindLanes and moveLane; they
   were made for the old count, and the queue is empty).
   The fence: each shard of a sharded queue keeps in emq:{q}:shardgen the gen of the map its submits
-  must have been routed by; a shard without one (shard 0 of a queue never sharded, a dropped shard)
-  takes only the submits of a queue never sharded, which name no gen. A submit routed by another map is refused
+  must have been routed by; a shard without one (shard 0 of a queue never sharded) takes only the
+  submits of a queue never sharded, which name no gen, and a shard a change dropped holds '-' .. gen,
+  which no map names. A submit routed by another map is refused
   before it writes (lua/submit, lua/submitMany) and goes again by the map read anew, so no process's
   old count (a process reads it about once a second) puts a job where the new map does not look for
   it, or a lane's jobs in two shards. After the checks, every shard of the new map and every shard it
@@ -35,6 +36,8 @@
   ARGV[6] had    with 'restore': '1' when the shard had a fence (ARGV[5]), '' when it had none;
                  with 'lock': '1' to renew the caller's lock (never to take it); with 'set': the
                  caller's lock token, and the map is stored only while the lock is still the caller's
+  ARGV[7] expect optional, with 'restore': the fence the shard must still hold ('' none), else
+                 nothing is put back (reply { 0, n })
 
   Reply: { ok (1 when the shard holds no job; 0, and nothing written, when it does; -1 from 'set',
   nothing written, when the caller's lock has lapsed), the count stored before (1 when none) };
@@ -83,6 +86,9 @@ if mode == 'unlock' then
   return { 1, n }
 end
 if mode == 'restore' then
+  -- NOTE: with ARGV[7], only while the shard still holds that fence ('' none): a later change's
+  -- fence is never put back over.
+  if ARGV[7] and (rcall('GET', fenceKey) or '') ~= ARGV[7] then return { 0, n } end
   if ARGV[6] == '1' then rcall('SET', fenceKey, ARGV[5] or '') else rcall('DEL', fenceKey) end
   return { 1, n }
 end

@@ -86,30 +86,38 @@ export class LaneSharding {
     const kept = new Set(newShards.map((s) => s.base));
     const dropped = oldShards.filter((s) => !kept.has(s.base));
     // NOTE: every shard of the new map is fenced with its gen (shard 0 too, when the queue is
-    // unsharded again), and the dropped ones' fences deleted, each shard checked empty as it is
-    // fenced; a change that stops short puts back the fences it replaced. Fenced, no submit by
-    // another map writes.
-    const fenced: { shard: LaneKeys; fence: string | null }[] = [];
-    const restore = (): Promise<unknown> => Promise.all(fenced.map(({ shard, fence }) => this.ctx.scripts.setShards(shard, count, 'restore', null, fence ?? '', fence !== null)));
+    // unsharded again), and the dropped ones with '-' and it (a fence no map names, so they refuse
+    // every submit), each shard checked empty as it is fenced. A change that stops short puts back
+    // the fences it replaced, each only while it still holds the one this call wrote: a call that
+    // stalled past its lock must not put an old map's fence over a later change's.
+    const fenced: { shard: LaneKeys; fence: string | null; wrote: string }[] = [];
+    const restore = (): Promise<unknown> => Promise.all(fenced.map(({ shard, fence, wrote }) =>
+      this.ctx.scripts.setShards(shard, count, 'restore', null, fence ?? '', fence !== null, wrote)));
     for (const shard of [...newShards, ...dropped]) {
-      const fence = dropped.includes(shard) ? '' : gen;
+      const fence = dropped.includes(shard) ? `-${gen}` : gen;
       const r = await this.ctx.scripts.setShards(shard, count, 'fence', null, fence);
       if (!r.empty) {
         await restore();
         const i = oldShards.indexOf(shard);
         throw new EchoMqError(shardsNotEmpty(k.queue, i >= 0 ? i : newShards.indexOf(shard)), { code: 'NOT_EMPTY', queue: k.queue });
       }
-      fenced.push({ shard, fence: r.fence });
+      fenced.push({ shard, fence: r.fence, wrote: fence });
     }
     // NOTE: settings live in their lane's (their tenant's) shard: they are copied once every shard
     // is fenced (a setting written before its shard's fence is in the copy; one written after it
     // is written again by the new map, see ShardRouter.onLane) and cleared once the map is stored
-    // (shards/settings-move.ts).
+    // (shards/settings-move.ts). Copies an earlier change that stopped short left are cleared first.
+    // The queue's own settings (shard 0's meta: its fairness and its pause) go to the new shards
+    // before the map is stored too, so a change that stops after storing it leaves none behind; a
+    // pauseQueue or fairness by the old map after the fences goes again by the new one.
     const move = new SettingsMove(this.ctx);
     let plan: SettingsPlan;
     try {
-      plan = await move.plan(oldShards, count, (i) => newShards[i]);
+      const olds = new Set(oldShards.map((s) => s.base));
+      plan = await move.plan(oldShards, count, (i) => newShards[i], newShards.filter((s) => !olds.has(s.base)));
+      await move.clear(plan.stale);
       await move.copy(plan);
+      await this.copyQueueSettings(k, newShards);
       // NOTE: stored only while the lock is still this call's: a call that stalled past it may have
       // had its fences put back meanwhile (shards/fence-mend.ts).
       const { empty, lockLost } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen, token);
@@ -138,15 +146,20 @@ export class LaneSharding {
       if (home !== shardOf(tenant, count)) homes.set(home, [...(homes.get(home) ?? []), { group, tenant, away: true }]);
     }
     await Promise.all([...homes].map(([home, lanes]) => this.ctx.scripts.bindLanes(k.shardKeys(home), lanes)));
-    // The queue's own settings, which shard 0's meta holds, go to the new shards: its fairness and its
-    // pause, read now that the map is stored (a pauseQueue by the old map meanwhile reached shard 0).
-    const meta = await this.ctx.read('shards', k, this.ctx.client.hmget(k.meta, 'fair', 'paused'));
-    const fair = meta[0] as FairnessBy | null;
-    for (let i = 1; i < count; i++) {
-      const shard = k.shardKeys(i);
-      if (fair !== null && fair !== 'jobs') await new FairnessScripts(this.ctx.scripts).set(shard, fair);
-      if (meta[1] !== null) await this.ctx.scripts.pauseQueue(shard);
-    }
+  }
+
+  /**
+   * Shard 0's fairness and queue-wide pause, written to every other shard of `shards` as they are
+   * (a shard an earlier change left paused, or in another fairness, is set back too).
+   */
+  private async copyQueueSettings(k: LaneKeys, shards: LaneKeys[]): Promise<void> {
+    const [fair, paused] = await this.ctx.read('shards', k, this.ctx.client.hmget(k.meta, 'fair', 'paused'));
+    const fairness = new FairnessScripts(this.ctx.scripts);
+    await Promise.all(shards.filter((s) => s.base !== k.base).map(async (shard) => {
+      await fairness.set(shard, (fair ?? 'jobs') as FairnessBy);
+      if (paused !== null) await this.ctx.scripts.pauseQueue(shard);
+      else await this.ctx.scripts.resumeQueue(shard);
+    }));
   }
 
   /** How many shards the queue has, read from the server now. */

@@ -386,13 +386,15 @@ export class LaneScripts {
    * back ('unlock') the queue's change lock;
    * whether the shard was empty (nothing written when not), the count before, and the fence a 'fence'
    * replaced (null: none). With 'set', `had` is the caller's lock token: `lockLost` (and nothing
-   * written) when the lock is no longer the caller's.
+   * written) when the lock is no longer the caller's. With 'restore', `expect` (when given) is the
+   * fence the shard must still hold ('' none) for it to be put back.
    */
   async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind' | 'fence' | 'restore' | 'lock' | 'unlock', tags: string[] | null = null, gen = '',
-    had: boolean | string = false): Promise<{ empty: boolean; before: number; fence: string | null; lockLost: boolean }> {
+    had: boolean | string = false, expect?: string): Promise<{ empty: boolean; before: number; fence: string | null; lockLost: boolean }> {
     const sixth = typeof had === 'string' ? had : had ? '1' : '';
-    const [empty, before, fence, was] = (await this.run('shards', k.queue, 'setShards', [k.shards],
-      [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen, sixth])) as [number, number, string?, number?];
+    const args: (string | number)[] = [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen, sixth];
+    if (expect !== undefined) args.push(expect);
+    const [empty, before, fence, was] = (await this.run('shards', k.queue, 'setShards', [k.shards], args)) as [number, number, string?, number?];
     return { empty: Number(empty) === 1, before: Number(before), fence: Number(was) === 1 ? String(fence) : null, lockLost: Number(empty) === -1 };
   }
 

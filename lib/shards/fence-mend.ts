@@ -29,8 +29,12 @@ export class FenceMend {
       const now = toShardMap(k.queue, await this.read('shards', k, readShardMap(this.client, k)));
       if (now.n !== map.n || (now.gen ?? '') !== map.gen) return false;
       const shards = Array.from({ length: now.n }, (_, i) => (i === 0 ? k : new LaneKeys(k.prefix, k.queue, i, now.tags?.[i])));
-      // NOTE: a queue never sharded has no fence; the others have their map's gen.
-      await Promise.all(shards.map((s) => this.scripts.setShards(s, now.n, 'restore', null, map.gen, map.gen !== '')));
+      const fences = await Promise.all(shards.map((s) => this.read('shards', s, this.client.get(s.shardGen))));
+      // NOTE: a queue never sharded has no fence; the others have their map's gen. Each is put back
+      // only while it holds what was read here: this call's lock may lapse before it gets there (it
+      // is not renewed), and a later change's fences must stand.
+      await Promise.all(shards.map((s, i) => ((fences[i] ?? '') === map.gen ? undefined
+        : this.scripts.setShards(s, now.n, 'restore', null, map.gen, map.gen !== '', fences[i] ?? ''))));
       return true;
     } finally {
       await this.scripts.setShards(k, map.n, 'unlock', null, token);

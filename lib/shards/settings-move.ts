@@ -9,12 +9,21 @@ import { shardOf } from './shard-hash';
 /** How many lanes' or tenants' settings are read or written at once. */
 const BATCH = 100;
 
-/** What a new shard count moves: lanes and tenants with settings, each from its old shard to its new one. */
-export interface SettingsPlan {
+/** Settings to copy or clear: lanes' and tenants', each with the shard it is in and the one it goes to. */
+export interface SettingsSet {
   lanes: { from: LaneKeys; to: LaneKeys; lane: LaneInfo }[];
   tenants: { from: LaneKeys; to: LaneKeys; tenant: TenantInfo }[];
+}
+
+/** What a new shard count moves: lanes and tenants with settings, each from its old shard to its new one. */
+export interface SettingsPlan extends SettingsSet {
   /** Every lane with settings under a tenant (moved or not): bound again under the new count. */
   bound: { group: string; tenant: string }[];
+  /**
+   * Copies a change that stopped short left where the map in force does not put their lane or
+   * tenant (to = from): cleared before the copy, so none outlives a later reset of the real one.
+   */
+  stale: SettingsSet;
 }
 
 /**
@@ -34,29 +43,42 @@ export class SettingsMove {
 
   /**
    * What moves from the old map's `shards` to `n` shards (`next(i)`: the new shard i's keys): a lane
-   * under a tenant goes with its tenant, any other lane to its own name's shard.
+   * under a tenant goes with its tenant, any other lane to its own name's shard. `strays`: the new
+   * map's shards the old one lacks. A lane or tenant found where the old map does not put it (in a
+   * stray, or in another old shard than its own) is a copy a change that stopped short left: it is
+   * planned stale, not moved.
    */
-  async plan(shards: LaneKeys[], n: number, next: (i: number) => LaneKeys): Promise<SettingsPlan> {
-    const plan: SettingsPlan = { lanes: [], tenants: [], bound: [] };
-    const tenantsOf = await this.tenantsIn(shards);
-    for (const from of shards) {
-      const groups = await this.lanesIn(from);
-      // NOTE: LANE_ROWS_PER_SCRIPT rows a script (laneRows, as scanLanes reads them), not a script per lane.
-      for (let i = 0; i < groups.length; i += LANE_ROWS_PER_SCRIPT) {
-        const rows = await this.ctx.scripts.laneRows(from, groups.slice(i, i + LANE_ROWS_PER_SCRIPT));
-        for (const lane of rows) {
-          const to = next(shardOf(lane.tenant ?? lane.group, n));
-          if (to.base !== from.base) plan.lanes.push({ from, to, lane });
-          if (lane.tenant !== null) plan.bound.push({ group: lane.group, tenant: lane.tenant });
+  async plan(shards: LaneKeys[], n: number, next: (i: number) => LaneKeys, strays: LaneKeys[] = []): Promise<SettingsPlan> {
+    const plan: SettingsPlan = { lanes: [], tenants: [], bound: [], stale: { lanes: [], tenants: [] } };
+    const placeOf = new Map(shards.map((s, i) => [s.base, i]));
+    const tenantsOf = await this.tenantsIn([...shards, ...strays]);
+    const found = await this.laneRowsIn([...shards, ...strays]);
+    const bindings = await this.bindingsOf(shards, found);
+    for (const from of [...shards, ...strays]) {
+      const at = placeOf.get(from.base);
+      for (const lane of found.get(from) ?? []) {
+        // NOTE: where the old map keeps the lane: with its tenant, or where its home binds it (a
+        // lane that left its tenant still goes there, see ShardRouter.ofLane), else at its home.
+        if (at !== shardOf(lane.tenant ?? bindings.get(lane.group) ?? lane.group, shards.length)) {
+          plan.stale.lanes.push({ from, to: from, lane });
+          continue;
         }
+        const to = next(shardOf(lane.tenant ?? lane.group, n));
+        if (to.base !== from.base) plan.lanes.push({ from, to, lane });
+        if (lane.tenant !== null) plan.bound.push({ group: lane.group, tenant: lane.tenant });
       }
       const tenants = tenantsOf.get(from) ?? [];
       for (let i = 0; i < tenants.length; i += BATCH) {
         const rows = await Promise.all(tenants.slice(i, i + BATCH).map((t) => this.tenantScripts.info(from, t)));
         for (const tenant of rows) {
-          const to = next(shardOf(tenant.tenant, n));
           const set = tenant.weight !== 1 || tenant.limit !== null || tenant.paused;
-          if (set && to.base !== from.base) plan.tenants.push({ from, to, tenant });
+          if (!set) continue;
+          if (at !== shardOf(tenant.tenant, shards.length)) {
+            plan.stale.tenants.push({ from, to: from, tenant });
+            continue;
+          }
+          const to = next(shardOf(tenant.tenant, n));
+          if (to.base !== from.base) plan.tenants.push({ from, to, tenant });
         }
       }
     }
@@ -68,29 +90,29 @@ export class SettingsMove {
    * shard than its home; it holds no job at home): copied first, then cleared.
    */
   async lane(from: LaneKeys, to: LaneKeys, group: string): Promise<void> {
-    const one: SettingsPlan = { lanes: [{ from, to, lane: await this.ctx.scripts.lane(from, group) }], tenants: [], bound: [] };
+    const one: SettingsSet = { lanes: [{ from, to, lane: await this.ctx.scripts.lane(from, group) }], tenants: [] };
     await this.copy(one);
     await this.clear(one);
   }
 
   /** Clears lane `group`'s settings in shard `from`: a copy a setting left there, written by a shard map since replaced. */
   async clearLane(from: LaneKeys, group: string): Promise<void> {
-    await this.clear({ lanes: [{ from, to: from, lane: await this.ctx.scripts.lane(from, group) }], tenants: [], bound: [] });
+    await this.clear({ lanes: [{ from, to: from, lane: await this.ctx.scripts.lane(from, group) }], tenants: [] });
   }
 
   /** As {@link clearLane}, for tenant `tenant`'s settings. */
   async clearTenant(from: LaneKeys, tenant: string): Promise<void> {
-    await this.clear({ lanes: [], tenants: [{ from, to: from, tenant: await this.tenantScripts.info(from, tenant) }], bound: [] });
+    await this.clear({ lanes: [], tenants: [{ from, to: from, tenant: await this.tenantScripts.info(from, tenant) }] });
   }
 
   /** Writes what moves into its new shard. */
-  async copy(plan: SettingsPlan): Promise<void> {
+  async copy(plan: SettingsSet): Promise<void> {
     await each(plan.lanes, ({ to, lane }) => this.writeLane(to, lane));
     await each(plan.tenants, ({ to, tenant }) => this.writeTenant(to, tenant));
   }
 
   /** Clears what moved in its old shard (a lane left with no setting leaves that shard's index). */
-  async clear(plan: SettingsPlan): Promise<void> {
+  async clear(plan: SettingsSet): Promise<void> {
     await each(plan.lanes, async ({ from, lane }) => {
       const g = lane.group;
       const s = this.ctx.scripts;
@@ -127,6 +149,45 @@ export class SettingsMove {
     if (tenant.limit !== null) await this.tenantScripts.limit(to, t, tenant.limit);
     const forMs = pauseLeft(tenant);
     if (forMs !== undefined) await this.tenantScripts.pause(to, t, forMs, tenant.pauseReason ?? '');
+  }
+
+  /** The settings of every lane each shard knows (the queue holds no job: every such lane has some). */
+  private async laneRowsIn(shards: LaneKeys[]): Promise<Map<LaneKeys, LaneInfo[]>> {
+    const out = new Map<LaneKeys, LaneInfo[]>();
+    for (const from of shards) {
+      const groups = await this.lanesIn(from);
+      const rows: LaneInfo[] = [];
+      // NOTE: LANE_ROWS_PER_SCRIPT rows a script (laneRows, as scanLanes reads them), not a script per lane.
+      for (let i = 0; i < groups.length; i += LANE_ROWS_PER_SCRIPT) rows.push(...await this.ctx.scripts.laneRows(from, groups.slice(i, i + LANE_ROWS_PER_SCRIPT)));
+      out.set(from, rows);
+    }
+    return out;
+  }
+
+  /**
+   * The tenants the old map's shards bind lanes of no tenant to (a lane's binding is in its home,
+   * emq:{q}:bound: see lua/bindLanes-1.lua), for the lanes `found`; none on an unsharded queue.
+   */
+  private async bindingsOf(shards: LaneKeys[], found: Map<LaneKeys, LaneInfo[]>): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    if (shards.length === 1) return out;
+    const byHome = new Map<number, Set<string>>();
+    for (const rows of found.values()) {
+      for (const lane of rows) {
+        if (lane.tenant !== null) continue;
+        const home = shardOf(lane.group, shards.length);
+        byHome.set(home, (byHome.get(home) ?? new Set()).add(lane.group));
+      }
+    }
+    for (const [home, names] of byHome) {
+      const groups = [...names];
+      for (let i = 0; i < groups.length; i += 1000) {
+        const part = groups.slice(i, i + 1000);
+        const tenants = await this.ctx.read('shards', shards[home], this.ctx.client.hmget(shards[home].bound, ...part));
+        part.forEach((g, j) => tenants[j] !== null && out.set(g, tenants[j] as string));
+      }
+    }
+    return out;
   }
 
   /** The lanes a shard knows: its lane index (head entries left out) and the lanes with a maxDepth. */

@@ -3,6 +3,7 @@ import { mintJobId } from '../../lib/ids/job-id';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import type { LaneScripts } from '../../lib/scripts/lane-scripts';
+import { TenantScripts } from '../../lib/scripts/tenant-scripts';
 import { shardOf } from '../../lib/shards/shard-hash';
 import { dirty, drain, engineFixture, keysOf, rejects, waitFor } from '../support/engine';
 import { lanesOn, lanesPerShard } from '../support/lanes';
@@ -148,8 +149,9 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(await stale.shardCount(q)).toBe(4);
     const [in2, in3] = [lanesPerShard(4, 3)[2], lanesPerShard(4, 3)[3]];
     await lanes.shards(q, 2);
-    // The dropped shards keep no fence, which no submit of a sharded map names.
-    for (const s of [2, 3]) expect(await client.exists(k.shardKeys(s).shardGen)).toBe(0);
+    // The dropped shards keep a fence no map names.
+    const stored = await client.hget(k.shards, 'gen');
+    for (const s of [2, 3]) expect(await client.get(k.shardKeys(s).shardGen)).toBe(`-${stored}`);
     expect(await client.get(k.shardKeys(1).shardGen)).toBe(await client.hget(k.shards, 'gen'));
     const ids = [await stale.submit(q, in2[0], { i: 1 }), await stale.submit(q, in3[0], { i: 1 })];
     ids.push(...await stale.submitMany(q, [...in2, ...in3].map((group) => ({ group, payload: { i: 2 } }))));
@@ -370,6 +372,82 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(await client.hget(k.shards, 'gen')).toBe(gen);
     expect(await lanes.shardCount(q)).toBe(2);
     await client.del(k.resharding);
+  });
+
+  it('a change that stopped short: the fences it wrote go back only while they are still its own (a later change\'s stand)', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const scripts = (lanes as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+    await lanes.shards(q, 2);
+    const old = (await client.hget(k.shards, 'gen'))!;
+    // A change to 4 fences shards 0 and 1 and stalls; its lock lapses, and another change (to 3) runs to its end.
+    for (const i of [0, 1]) await scripts.setShards(k.shardKeys(i), 4, 'fence', null, 'c0ffee');
+    await lanes.shards(q, 3);
+    const gen = (await client.hget(k.shards, 'gen'))!;
+    // The stalled change wakes and puts back the fences it replaced: none goes over the later change's.
+    for (const i of [0, 1]) {
+      expect((await scripts.setShards(k.shardKeys(i), 4, 'restore', null, old, true, 'c0ffee')).empty).toBe(false);
+      expect(await client.get(k.shardKeys(i).shardGen)).toBe(gen);
+    }
+    // Where its own fence is still there, it goes back.
+    await scripts.setShards(k.shardKeys(2), 4, 'fence', null, 'c0ffee');
+    expect((await scripts.setShards(k.shardKeys(2), 4, 'restore', null, gen, true, 'c0ffee')).empty).toBe(true);
+    expect(await client.get(k.shardKeys(2).shardGen)).toBe(gen);
+  });
+
+  it('a change that stops once its map is stored has already given the new shards the queue\'s pause and fairness', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    const dying = lanesOn(client, { shardsOnOneServer: true });
+    const scripts = (dying as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+    await lanes.fairness(q, { by: 'cost' });
+    await lanes.pauseQueue(q);
+    // As its process dies right after storing the map: the next step of the change never runs.
+    const real = scripts.setShards.bind(scripts);
+    scripts.setShards = (async (...args: Parameters<LaneScripts['setShards']>) => {
+      if (args[2] === 'unbind') throw new Error('the process died');
+      return real(...args);
+    }) as LaneScripts['setShards'];
+    await expect(dying.shards(q, 4)).rejects.toThrow('the process died');
+    expect(await lanes.shardCount(q)).toBe(4);
+    for (let i = 1; i < 4; i++) expect(await client.hmget(k.shardKeys(i).meta, 'fair', 'paused')).toEqual(['cost', expect.any(String)]);
+    // And one that set them back: a shard an earlier change left paused is resumed by the next.
+    await lanes.resumeQueue(q);
+    await client.hset(k.shardKeys(3).meta, 'paused', '1');
+    await lanes.shards(q, 4);
+    expect(await client.hget(k.shardKeys(3).meta, 'paused')).toBeNull();
+    const [g3] = lanesPerShard(4, 1)[3];
+    await lanes.submit(q, g3, 1);
+    expect((await lanes.claim(q))?.group).toBe(g3);
+  });
+
+  it('a copy of a lane\'s or a tenant\'s settings that a change left before it stopped does not come back over a later reset', async () => {
+    for (const [from, to] of [[2, 6], [6, 2]]) {
+      const q = queues.queue();
+      const k = keysOf(q);
+      const scripts = (lanes as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+      await lanes.shards(q, from);
+      let x = 'lane-0';
+      for (let i = 0; shardOf(x, from) === shardOf(x, to); i++) x = `lane-${i}`;
+      let t = 'tenant-0';
+      for (let i = 0; shardOf(t, from) === shardOf(t, to); i++) t = `tenant-${i}`;
+      await lanes.weight(q, x, 5);
+      await lanes.pause(q, x);
+      await lanes.tenantWeight(q, t, 4);
+      // As a change to `to` leaves it when it stops after copying the settings: a copy where `to` puts them.
+      await scripts.weight(k.shardKeys(shardOf(x, to)), x, 5);
+      await scripts.pause(k.shardKeys(shardOf(x, to)), x, null, '');
+      await new TenantScripts(scripts).weight(k.shardKeys(shardOf(t, to)), t, 4);
+      // Then the settings are reset, by the map in force.
+      await lanes.weight(q, x, 1);
+      await lanes.resume(q, x);
+      await lanes.tenantWeight(q, t, 1);
+      await lanes.shards(q, to);
+      expect(await lanes.lane(q, x)).toMatchObject({ weight: 1, paused: false });
+      expect(await lanes.tenant(q, t)).toMatchObject({ weight: 1 });
+      await lanes.submit(q, x, 1);
+      expect((await lanes.claim(q))?.group).toBe(x);
+    }
   });
 
   it('a process that did not submit or claim a job finds it by id (job, complete, fail, position, waitFor, retryDead, cancel)', async () => {
