@@ -110,13 +110,22 @@ export class LaneSharding {
     // The queue's own settings (shard 0's meta: its fairness and its pause) go to the new shards
     // before the map is stored too, so a change that stops after storing it leaves none behind; a
     // pauseQueue or fairness by the old map after the fences goes again by the new one.
-    const move = new SettingsMove(this.ctx);
+    // NOTE: before each step that writes settings, bindings or totals, the lock is renewed, and the
+    // change stops (UNAVAILABLE) if it is no longer this call's: a call that stalled past its lock
+    // must not write over what a mend or a later change did meanwhile.
+    const held = async (): Promise<void> => {
+      if (!(await this.ctx.scripts.setShards(k, count, 'lock', null, token, true)).empty) {
+        throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
+      }
+    };
+    const move = new SettingsMove(this.ctx, held);
     let plan: SettingsPlan;
     try {
       const olds = new Set(oldShards.map((s) => s.base));
       plan = await move.plan(oldShards, count, (i) => newShards[i], newShards.filter((s) => !olds.has(s.base)));
       await move.clear(plan.stale);
       await move.copy(plan);
+      await held();
       await this.copyQueueSettings(k, newShards);
       // NOTE: stored only while the lock is still this call's: a call that stalled past it may have
       // had its fences put back meanwhile (shards/fence-mend.ts).
@@ -133,11 +142,13 @@ export class LaneSharding {
     await move.clear(plan);
     // NOTE: a shard the new map drops hands its totals to shard 0, so they still count from the queue's start.
     for (const shard of dropped) {
+      await held();
       const totals = await this.ctx.scripts.foldTotals(shard, 'take');
       if (totals.some((n) => n > 0)) await this.ctx.scripts.foldTotals(k, 'add', totals);
     }
     // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua): the
     // bindings go, and the lanes with settings under a tenant are bound again where they now live.
+    await held();
     await Promise.all([k, ...[...others.values()].map(([shard]) => shard)].map((shard) => this.ctx.scripts.setShards(shard, count, 'unbind')));
     // NOTE: one bindLanes call per home shard, all at once.
     const homes = new Map<number, { group: string; tenant: string; away: boolean }[]>();
@@ -145,6 +156,7 @@ export class LaneSharding {
       const home = shardOf(group, count);
       if (home !== shardOf(tenant, count)) homes.set(home, [...(homes.get(home) ?? []), { group, tenant, away: true }]);
     }
+    await held();
     await Promise.all([...homes].map(([home, lanes]) => this.ctx.scripts.bindLanes(k.shardKeys(home), lanes)));
   }
 

@@ -37,7 +37,11 @@ export interface SettingsPlan extends SettingsSet {
 export class SettingsMove {
   private readonly tenantScripts: TenantScripts;
 
-  constructor(private readonly ctx: LaneContext) {
+  /**
+   * `held`: called before each batch of writes; it throws when the writes must stop (shards() passes
+   * its lock's renewal: see LaneSharding).
+   */
+  constructor(private readonly ctx: LaneContext, private readonly held: () => Promise<void> = async () => undefined) {
     this.tenantScripts = new TenantScripts(ctx.scripts);
   }
 
@@ -107,13 +111,13 @@ export class SettingsMove {
 
   /** Writes what moves into its new shard. */
   async copy(plan: SettingsSet): Promise<void> {
-    await each(plan.lanes, ({ to, lane }) => this.writeLane(to, lane));
-    await each(plan.tenants, ({ to, tenant }) => this.writeTenant(to, tenant));
+    await this.each(plan.lanes, ({ to, lane }) => this.writeLane(to, lane));
+    await this.each(plan.tenants, ({ to, tenant }) => this.writeTenant(to, tenant));
   }
 
   /** Clears what moved in its old shard (a lane left with no setting leaves that shard's index). */
   async clear(plan: SettingsSet): Promise<void> {
-    await each(plan.lanes, async ({ from, lane }) => {
+    await this.each(plan.lanes, async ({ from, lane }) => {
       const g = lane.group;
       const s = this.ctx.scripts;
       if (lane.paused) await s.resume(from, g);
@@ -123,12 +127,20 @@ export class SettingsMove {
       if (lane.maxDepth !== null) await s.maxDepth(from, g, null);
       if (lane.weight !== 1) await s.weight(from, g, 1);
     });
-    await each(plan.tenants, async ({ from, tenant }) => {
+    await this.each(plan.tenants, async ({ from, tenant }) => {
       const t = tenant.tenant;
       if (tenant.paused) await this.tenantScripts.resume(from, t);
       if (tenant.limit !== null) await this.tenantScripts.limit(from, t, null);
       if (tenant.weight !== 1) await this.tenantScripts.weight(from, t, 1);
     });
+  }
+
+  /** `fn` over `items`, BATCH at once, each batch after `held`. */
+  private async each<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+    for (let i = 0; i < items.length; i += BATCH) {
+      await this.held();
+      await Promise.all(items.slice(i, i + BATCH).map(fn));
+    }
   }
 
   private async writeLane(to: LaneKeys, lane: LaneInfo): Promise<void> {
@@ -235,8 +247,4 @@ function pauseLeft(s: { paused: boolean; pausedUntil: number | null }): number |
   // NOTE: a timed pause keeps its end (the server's and this host's clocks agree to a few ms).
   const left = Math.round(s.pausedUntil - Date.now());
   return left > 0 ? left : undefined;
-}
-
-async function each<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += BATCH) await Promise.all(items.slice(i, i + BATCH).map(fn));
 }

@@ -421,6 +421,31 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect((await lanes.claim(q))?.group).toBe(g3);
   });
 
+  it('a change that lost its lock while it ran (it stalled past it) writes no more settings and stores no map', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    await lanes.shards(q, 2);
+    const gen = await client.hget(k.shards, 'gen');
+    let x = 'lane-0';
+    for (let i = 0; shardOf(x, 2) === shardOf(x, 6); i++) x = `lane-${i}`;
+    await lanes.weight(q, x, 5);
+    const stalled = lanesOn(client, { shardsOnOneServer: true });
+    const scripts = (stalled as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+    // While it reads the settings to move, its lock lapses and another process takes the lock.
+    const rows = scripts.laneRows.bind(scripts);
+    scripts.laneRows = (async (...args: Parameters<LaneScripts['laneRows']>) => {
+      await client.set(k.resharding, 'mender', 'PX', 3_000);
+      return rows(...args);
+    }) as LaneScripts['laneRows'];
+    const err = await rejects(stalled.shards(q, 6));
+    expect(err.code).toBe('UNAVAILABLE');
+    expect(await client.hget(k.shardKeys(shardOf(x, 6)).weight, x)).toBeNull();
+    expect(await client.hget(k.shards, 'gen')).toBe(gen);
+    for (const i of [0, 1]) expect(await client.get(k.shardKeys(i).shardGen)).toBe(gen);
+    await client.del(k.resharding);
+    expect(await lanes.lane(q, x)).toMatchObject({ weight: 5 });
+  });
+
   it('a copy of a lane\'s or a tenant\'s settings that a change left before it stopped does not come back over a later reset', async () => {
     for (const [from, to] of [[2, 6], [6, 2]]) {
       const q = queues.queue();
