@@ -15,7 +15,9 @@
 
   Reply: { 'ok' } when every lane given is bound to its tenant now; with nothing written,
   { 'tenant', i, current } when lane i (1-based) is bound to another tenant (current) than `from`, or holds
-  jobs here under none (current '': pending, scheduled, active or dead, see laneHoldsJob); { 'settings', i } when lane i has settings
+  jobs here (pending, scheduled, active or dead, see laneHoldsJob) under none (current '') or, bound to
+  none, under another than the one given (current: that one; a lane of this shard's own tenant whose
+  binding was lost is bound again); { 'settings', i } when lane i has settings
   here (weight, ceiling, rate, pause, order) and its tenant's shard is another one: they would stay
   behind, read by nobody.
   Clock: none.
@@ -42,8 +44,11 @@ for o = 2, #ARGV, 4 do
   if current and current ~= tenant then
     fresh[group] = tenant
   elseif not current and fresh[group] == nil then
+    -- NOTE: a lane whose jobs are here (its tenant's shard is its home) under this very tenant is
+    -- bound to it (its binding was lost: a change of the shard count drops them all).
     if laneHoldsJob(base, group) then
-      return { 'tenant', item, '' }
+      local own = not away and rcall('GET', base .. 'g:' .. group .. ':tenant')
+      if own ~= tenant then return { 'tenant', item, own or '' } end
     end
     if away and rcall('ZSCORE', base .. 'lanes', group) then return { 'settings', item } end
     fresh[group] = tenant

@@ -4,9 +4,10 @@
   active or dead job (kept completed rows do not count); the caller moves lanes' and tenants'
   settings to their new shards around the change (lib/shards/settings-move.ts). The caller checks every other
   shard first (mode 'check'), then shard 0 checks itself again and writes (mode 'set'), in one script.
-  Once the new count is stored, every shard of the old and the new map drops its lanes' bindings to
-  tenants and its records of lanes gone from one (mode 'unbind': see bindLanes and moveLane; they
-  were made for the old count, and the queue is empty).
+  Just before the new count is stored, every shard of the old and the new map drops its lanes'
+  bindings to tenants and its records of lanes gone from one (mode 'unbind': see bindLanes and
+  moveLane; they were made for the old count, and the queue is empty); those a process makes by the
+  new map once it is stored stay.
   The fence: each shard of a sharded queue keeps in emq:{q}:shardgen the gen of the map its submits
   must have been routed by; a shard without one (shard 0 of a queue never sharded) takes only the
   submits of a queue never sharded, which name no gen, and a shard a change dropped holds '-' .. gen,

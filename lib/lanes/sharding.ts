@@ -119,7 +119,8 @@ export class LaneSharding {
       }
     };
     const move = new SettingsMove(this.ctx, held);
-    let plan: SettingsPlan;
+    let plan: SettingsPlan | undefined;
+    let unbound = false;
     try {
       const olds = new Set(oldShards.map((s) => s.base));
       plan = await move.plan(oldShards, count, (i) => newShards[i], newShards.filter((s) => !olds.has(s.base)));
@@ -127,6 +128,12 @@ export class LaneSharding {
       await move.copy(plan);
       await held();
       await this.copyQueueSettings(k, newShards);
+      // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua): the
+      // bindings go now, just before the map is stored, so that none a process makes by the new
+      // map (it may submit as soon as the map is stored) is dropped with them.
+      await held();
+      unbound = true;
+      await Promise.all([k, ...[...others.values()].map(([shard]) => shard)].map((shard) => this.ctx.scripts.setShards(shard, count, 'unbind')));
       // NOTE: stored only while the lock is still this call's: a call that stalled past it may have
       // had its fences put back meanwhile (shards/fence-mend.ts).
       const { empty, lockLost } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen, token);
@@ -134,8 +141,13 @@ export class LaneSharding {
       if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
     } catch (err) {
       // NOTE: the map was not stored: the fences go back to the map in force (a copy of a setting
-      // may stay in a new shard, as the settings move says).
+      // may stay in a new shard, as the settings move says), and so do the bindings of the lanes
+      // with settings under a tenant, while the lock is still this call's.
       await restore().catch(() => undefined);
+      if (plan && unbound) {
+        const bound = plan.bound;
+        await held().then(() => this.bindSettled((i) => oldShards[i], oldShards.length, bound)).catch(() => undefined);
+      }
       throw err;
     }
     this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen });
@@ -146,18 +158,24 @@ export class LaneSharding {
       const totals = await this.ctx.scripts.foldTotals(shard, 'take');
       if (totals.some((n) => n > 0)) await this.ctx.scripts.foldTotals(k, 'add', totals);
     }
-    // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua): the
-    // bindings go, and the lanes with settings under a tenant are bound again where they now live.
+    // NOTE: the lanes with settings under a tenant are bound again where they now live (the old
+    // count's bindings went before the map was stored).
     await held();
-    await Promise.all([k, ...[...others.values()].map(([shard]) => shard)].map((shard) => this.ctx.scripts.setShards(shard, count, 'unbind')));
-    // NOTE: one bindLanes call per home shard, all at once.
+    await this.bindSettled((i) => newShards[i], count, plan.bound);
+  }
+
+  /**
+   * Binds each lane of `bound` (lanes with settings under a tenant) to its tenant in its home under
+   * a map of `n` shards (`shard(i)`: shard i's keys), where that is not its tenant's shard; one
+   * bindLanes call per home shard, all at once.
+   */
+  private async bindSettled(shard: (i: number) => LaneKeys, n: number, bound: { group: string; tenant: string }[]): Promise<void> {
     const homes = new Map<number, { group: string; tenant: string; away: boolean }[]>();
-    for (const { group, tenant } of count > 1 ? plan.bound : []) {
-      const home = shardOf(group, count);
-      if (home !== shardOf(tenant, count)) homes.set(home, [...(homes.get(home) ?? []), { group, tenant, away: true }]);
+    for (const { group, tenant } of n > 1 ? bound : []) {
+      const home = shardOf(group, n);
+      if (home !== shardOf(tenant, n)) homes.set(home, [...(homes.get(home) ?? []), { group, tenant, away: true }]);
     }
-    await held();
-    await Promise.all([...homes].map(([home, lanes]) => this.ctx.scripts.bindLanes(k.shardKeys(home), lanes)));
+    await Promise.all([...homes].map(([home, lanes]) => this.ctx.scripts.bindLanes(shard(home), lanes)));
   }
 
   /**

@@ -404,11 +404,16 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     await lanes.pauseQueue(q);
     // As its process dies right after storing the map: the next step of the change never runs.
     const real = scripts.setShards.bind(scripts);
+    let stored = false;
     scripts.setShards = (async (...args: Parameters<LaneScripts['setShards']>) => {
-      if (args[2] === 'unbind') throw new Error('the process died');
-      return real(...args);
+      if (stored) throw new Error('the process died');
+      const r = await real(...args);
+      stored = args[2] === 'set';
+      return r;
     }) as LaneScripts['setShards'];
     await expect(dying.shards(q, 4)).rejects.toThrow('the process died');
+    // Its lock lapses.
+    await client.del(k.resharding);
     expect(await lanes.shardCount(q)).toBe(4);
     for (let i = 1; i < 4; i++) expect(await client.hmget(k.shardKeys(i).meta, 'fair', 'paused')).toEqual(['cost', expect.any(String)]);
     // And one that set them back: a shard an earlier change left paused is resumed by the next.
@@ -444,6 +449,47 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     for (const i of [0, 1]) expect(await client.get(k.shardKeys(i).shardGen)).toBe(gen);
     await client.del(k.resharding);
     expect(await lanes.lane(q, x)).toMatchObject({ weight: 5 });
+  });
+
+  it('a lane bound to its tenant by the new map while the change finishes stays bound: a submit naming no tenant joins it, one naming the tenant is taken', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    // Lane `away` lives away from its home (its tenant's shard is another); lane `home` in its home.
+    let away = 'lane-0';
+    for (let i = 0; shardOf(away, 4) === shardOf('acme', 4); i++) away = `lane-${i}`;
+    let home = 'lane-0';
+    for (let i = 0; shardOf(home, 4) !== shardOf('acme', 4); i++) home = `lane-${i}`;
+    const changing = lanesOn(client, { shardsOnOneServer: true });
+    const scripts = (changing as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+    const real = scripts.setShards.bind(scripts);
+    let once = true;
+    // Once the map is stored, before the change's last steps, a process that reads it submits under the tenant.
+    scripts.setShards = (async (...args: Parameters<LaneScripts['setShards']>) => {
+      if (args[2] === 'set') {
+        const r = await real(...args);
+        if (once) {
+          once = false;
+          const early = lanesOn(client, { shardsOnOneServer: true });
+          await early.submit(q, away, { i: 1 }, { tenant: 'acme' });
+          await early.submit(q, home, { i: 1 }, { tenant: 'acme' });
+        }
+        return r;
+      }
+      return real(...args);
+    }) as LaneScripts['setShards'];
+    await changing.shards(q, 4);
+    const later = lanesOn(client, { shardsOnOneServer: true });
+    await later.submit(q, away, { i: 2 });
+    await later.submit(q, home, { i: 2 }, { tenant: 'acme' });
+    for (const g of [away, home]) {
+      expect(await client.zcard(k.shardKeys(shardOf('acme', 4)).lane(g))).toBe(2);
+      expect(await lanes.lane(q, g)).toMatchObject({ tenant: 'acme', pending: 2 });
+    }
+    expect(await client.zcard(k.shardKeys(shardOf(away, 4)).lane(away))).toBe(0);
+    // A lane whose jobs sit in its home under the tenant named is bound again if its binding is lost.
+    await client.hdel(k.shardKeys(shardOf(home, 4)).bound, home);
+    await lanesOn(client, { shardsOnOneServer: true }).submit(q, home, { i: 3 }, { tenant: 'acme' });
+    expect(await lanes.lane(q, home)).toMatchObject({ tenant: 'acme', pending: 3 });
   });
 
   it('a copy of a lane\'s or a tenant\'s settings that a change left before it stopped does not come back over a later reset', async () => {
