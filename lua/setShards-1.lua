@@ -28,12 +28,16 @@
 
   ARGV[1] base   'emq:{q}:' (or the base of the shard checked); must be the prefix of KEYS[1]
   ARGV[2] n      the shard count to store, 1..64 (1: the queue is unsharded again; the hash keeps n and gen)
-  ARGV[3] mode   'check', 'set', 'unbind', 'fence', 'restore', 'lock' or 'unlock'
+  ARGV[3] mode   'check', 'set', 'unbind', 'fence', 'restore', 'lock', 'unlock' or 'meta' (the
+                 queue's fairness and pause written into this shard's meta, as the change copies
+                 them from shard 0: ARGV[6] the fairness, '' for jobs, ARGV[7] '1' paused; the
+                 shard holds no job, so no ring has entries to move)
   ARGV[4] tags   the shards' tags as JSON, '' for the plain ones (see lib/shards/shard-tags.ts)
   ARGV[5] gen    optional: a token stored with the map (field gen), new at every 'set', so that a
                  process that knew the old map (and its lanes' bindings) sees it changed; with
                  'fence', the shard's new fence ('' deletes it); with 'restore', the fence to put
-                 back; with 'lock' and 'unlock', the caller's token
+                 back; with 'lock' and 'unlock', the caller's token; with 'unbind' and 'meta'
+                 (optional), the fence the shard must hold, else nothing is written (reply { 0, n })
   ARGV[6] had    with 'restore': '1' when the shard had a fence (ARGV[5]), '' when it had none;
                  with 'lock': '1' to renew the caller's lock (never to take it); with 'set': the
                  caller's lock token, and the map is stored only while the lock is still the caller's
@@ -55,6 +59,7 @@
 ]]
 local rcall = redis.call
 --- @include "headEntry"
+--- @include "pushWake"
 
 -- NOTE: how long a change holds the queue's lock unless it renews it (it does every second while it
 -- runs): a killed one keeps the next waiting this long at most.
@@ -63,12 +68,29 @@ local LOCK_MS = '3000'
 local base, n, mode, tags = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] or ''
 if KEYS[1] ~= base .. 'shards' or not n or n < 1 or n > 64 or n % 1 ~= 0
    or (mode ~= 'check' and mode ~= 'set' and mode ~= 'unbind' and mode ~= 'fence' and mode ~= 'restore'
-       and mode ~= 'lock' and mode ~= 'unlock') then
+       and mode ~= 'lock' and mode ~= 'unlock' and mode ~= 'meta') then
   return redis.error_reply('ERR echomq: setShards arguments do not match its keys')
 end
 local fenceKey = base .. 'shardgen'
+-- NOTE: the writes a change makes after fencing ('unbind', 'meta') name the fence it wrote (ARGV[5]):
+-- a change that stalled past its lock writes nothing where a later change has fenced since.
+if (mode == 'unbind' or mode == 'meta') and ARGV[5] and (rcall('GET', fenceKey) or '') ~= ARGV[5] then
+  return { 0, n }
+end
 if mode == 'unbind' then
   rcall('DEL', base .. 'bound', base .. 'unbound')
+  return { 1, n }
+end
+if mode == 'meta' then
+  local metaKey, fair, paused = base .. 'meta', ARGV[6] or '', ARGV[7] == '1'
+  if fair == '' then rcall('HDEL', metaKey, 'fair') else rcall('HSET', metaKey, 'fair', fair) end
+  if fair ~= 'time' then rcall('HDEL', metaKey, 'tmean') end
+  if paused then
+    rcall('HSETNX', metaKey, 'paused', '1')
+  elseif rcall('HDEL', metaKey, 'paused') == 1 then
+    -- NOTE: as resumeQueue: one token, so a consumer's claim promotes what fell due meanwhile.
+    pushWake(base .. 'wake', 1)
+  end
   return { 1, n }
 end
 if mode == 'lock' then

@@ -3,9 +3,7 @@ import type { Cluster } from 'ioredis';
 import { MAX_SHARDS } from '../echomq.constants';
 import { shardsChanging, shardsInCompat, shardsNeedCluster, shardsNotEmpty, shardsWithQueueLimit } from '../echomq.messages';
 import { EchoMqError } from '../errors';
-import type { FairnessBy } from '../interfaces';
 import { LaneKeys } from '../redis/lane-keys';
-import { FairnessScripts } from '../scripts/fairness-scripts';
 import { SettingsMove, type SettingsPlan } from '../shards/settings-move';
 import { shardOf } from '../shards/shard-hash';
 import { plainTag, SlotRange, spreadTags } from '../shards/shard-tags';
@@ -127,13 +125,13 @@ export class LaneSharding {
       await move.clear(plan.stale);
       await move.copy(plan);
       await held();
-      await this.copyQueueSettings(k, newShards);
+      await this.copyQueueSettings(k, newShards, gen);
       // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua): the
       // bindings go now, just before the map is stored, so that none a process makes by the new
       // map (it may submit as soon as the map is stored) is dropped with them.
       await held();
       unbound = true;
-      await Promise.all([k, ...[...others.values()].map(([shard]) => shard)].map((shard) => this.ctx.scripts.setShards(shard, count, 'unbind')));
+      await Promise.all(fenced.map(({ shard, wrote }) => this.ctx.scripts.shardAfterFence(shard, count, wrote, 'unbind')));
       // NOTE: stored only while the lock is still this call's: a call that stalled past it may have
       // had its fences put back meanwhile (shards/fence-mend.ts).
       const { empty, lockLost } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen, token);
@@ -180,16 +178,13 @@ export class LaneSharding {
 
   /**
    * Shard 0's fairness and queue-wide pause, written to every other shard of `shards` as they are
-   * (a shard an earlier change left paused, or in another fairness, is set back too).
+   * (a shard an earlier change left paused, or in another fairness, is set back too), each only
+   * while it holds this change's fence (`gen`).
    */
-  private async copyQueueSettings(k: LaneKeys, shards: LaneKeys[]): Promise<void> {
+  private async copyQueueSettings(k: LaneKeys, shards: LaneKeys[], gen: string): Promise<void> {
     const [fair, paused] = await this.ctx.read('shards', k, this.ctx.client.hmget(k.meta, 'fair', 'paused'));
-    const fairness = new FairnessScripts(this.ctx.scripts);
-    await Promise.all(shards.filter((s) => s.base !== k.base).map(async (shard) => {
-      await fairness.set(shard, (fair ?? 'jobs') as FairnessBy);
-      if (paused !== null) await this.ctx.scripts.pauseQueue(shard);
-      else await this.ctx.scripts.resumeQueue(shard);
-    }));
+    await Promise.all(shards.filter((s) => s.base !== k.base)
+      .map((shard) => this.ctx.scripts.shardAfterFence(shard, shards.length, gen, 'meta', fair ?? '', paused !== null)));
   }
 
   /** How many shards the queue has, read from the server now. */

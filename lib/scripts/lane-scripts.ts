@@ -399,6 +399,17 @@ export class LaneScripts {
   }
 
   /**
+   * A change of the shard count's writes after its fences (see lua/setShards), each only while shard
+   * `k` still holds the fence the change wrote there (`fence`): 'unbind' drops its lanes' bindings;
+   * 'meta' writes the queue's fairness (`fair`, '' for jobs) and pause into its meta. False when the
+   * fence has changed since (nothing written).
+   */
+  async shardAfterFence(k: LaneKeys, n: number, fence: string, mode: 'unbind' | 'meta', fair = '', paused = false): Promise<boolean> {
+    const [ok] = (await this.run('shards', k.queue, 'setShards', [k.shards], [k.base, n, mode, '', fence, fair, paused ? '1' : ''])) as [number];
+    return Number(ok) === 1;
+  }
+
+  /**
    * A dropped shard's totals handed to shard 0 (see lua/foldTotals): 'take' them from shard `k` (they
    * are deleted there), then 'add' them to shard 0's.
    */

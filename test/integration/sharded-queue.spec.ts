@@ -393,6 +393,18 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     await scripts.setShards(k.shardKeys(2), 4, 'fence', null, 'c0ffee');
     expect((await scripts.setShards(k.shardKeys(2), 4, 'restore', null, gen, true, 'c0ffee')).empty).toBe(true);
     expect(await client.get(k.shardKeys(2).shardGen)).toBe(gen);
+    // Nor do its other late writes land: the bindings and the queue's pause of the later change's shards stand.
+    let g = 'lane-0';
+    for (let i = 0; shardOf(g, 3) === shardOf('acme', 3); i++) g = `lane-${i}`;
+    await lanes.submit(q, g, 1, { tenant: 'acme' });
+    await lanes.pauseQueue(q);
+    const home = k.shardKeys(shardOf(g, 3));
+    expect(await scripts.shardAfterFence(home, 4, 'c0ffee', 'unbind')).toBe(false);
+    expect(await client.hget(home.bound, g)).toBe('acme');
+    expect(await scripts.shardAfterFence(k.shardKeys(1), 4, 'c0ffee', 'meta', 'cost', false)).toBe(false);
+    expect(await client.hmget(k.shardKeys(1).meta, 'fair', 'paused')).toEqual([null, '1']);
+    expect(await scripts.shardAfterFence(k.shardKeys(1), 3, gen, 'meta', 'cost', false)).toBe(true);
+    expect(await client.hmget(k.shardKeys(1).meta, 'fair', 'paused')).toEqual(['cost', null]);
   });
 
   it('a change that stops once its map is stored has already given the new shards the queue\'s pause and fairness', async () => {
