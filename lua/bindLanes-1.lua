@@ -24,9 +24,14 @@
   Derived keys: the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive, emq:{q}:gparked
   (see laneParked) and the lane index
   emq:{q}:lanes (an entry without pending jobs is a lane with settings), from ARGV[1].
+  A change of the shard count's call ends KEYS with the shard's emq:{q}:shardgen and ARGV with the
+  fence it wrote there, and writes nothing where the shard holds another (see includes/changeFence).
 ]]
 local rcall = redis.call
 --- @include "laneHoldsJob"
+--- @include "changeFence"
+-- NOTE: a change of the shard count that lost its shard's fence to a later one writes nothing.
+if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base = ARGV[1]
 if KEYS[1] ~= base .. 'bound' or (#ARGV - 1) % 4 ~= 0 then

@@ -11,8 +11,13 @@
 
   Reply: 1.
   Clock: none.  Derived keys: none.
+  A change of the shard count's call ends KEYS with the shard's emq:{q}:shardgen and ARGV with the
+  fence it wrote there, and writes nothing where the shard holds another (see includes/changeFence).
 ]]
 local rcall = redis.call
+--- @include "changeFence"
+-- NOTE: a change of the shard count that lost its shard's fence to a later one writes nothing.
+if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 local group, text = ARGV[1], ARGV[2]
 if text == '' then
   rcall('HDEL', KEYS[1], group)

@@ -24,11 +24,16 @@
 
   Reply: 1 when the lane joined the ring, -1 when it left, 0 otherwise.
   Clock: none.  Derived keys: the held retry's row emq:{q}:job:<id> (see orderedLane) (KEYS[7] is the lane ringSync reads).
+  A change of the shard count's call ends KEYS with the shard's emq:{q}:shardgen and ARGV with the
+  fence it wrote there, and writes nothing where the shard holds another (see includes/changeFence).
 ]]
 local rcall = redis.call
 --- @include "ringSync"
 --- @include "indexSetting"
 --- @include "orderedLane"
+--- @include "changeFence"
+-- NOTE: a change of the shard count that lost its shard's fence to a later one writes nothing.
+if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base, group, on = ARGV[1], ARGV[2], ARGV[3]
 if KEYS[4] ~= base .. 'ring' or KEYS[7] ~= base .. 'g:' .. group .. ':pending'

@@ -19,11 +19,16 @@
   Clock: server TIME (the end of a timed pause).
   Derived keys: the tenant's ring emq:{q}:t:<tenant>:ring (its length) and emq:{q}:meta (field
   tenantSet, see laneRing), from ARGV[1] pinned to KEYS[1].
+  A change of the shard count's call ends KEYS with the shard's emq:{q}:shardgen and ARGV with the
+  fence it wrote there, and writes nothing where the shard holds another (see includes/changeFence).
 ]]
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "laneRing"
 --- @include "wakeBefore"
+--- @include "changeFence"
+-- NOTE: a change of the shard count that lost its shard's fence to a later one writes nothing.
+if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base, tenant, rawFor, reason = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local forMs = tonumber(rawFor)

@@ -27,6 +27,8 @@
   Derived keys: the lane's tenant emq:{q}:g:<group>:tenant and, under one, the tenant's ring
   emq:{q}:t:<tenant>:ring and ring set (see laneRing), from ARGV[1], pinned to KEYS[3]; KEYS[9]
   and KEYS[10] are the lane's.
+  A change of the shard count's call ends KEYS with the shard's emq:{q}:shardgen and ARGV with the
+  fence it wrote there, and writes nothing where the shard holds another (see includes/changeFence).
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -35,6 +37,9 @@ local rcall = redis.call
 --- @include "rateWindow"
 --- @include "indexSetting"
 --- @include "grownHash"
+--- @include "changeFence"
+-- NOTE: a change of the shard count that lost its shard's fence to a later one writes nothing.
+if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base, group, rawMax, rawPer = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local max, perMs = tonumber(rawMax), tonumber(rawPer)

@@ -13,9 +13,14 @@
 
   Reply: 1.
   Clock: none.  Derived keys: emq:{q}:meta (field tenantSet, see laneRing), from ARGV[1] pinned to KEYS[1].
+  A change of the shard count's call ends KEYS with the shard's emq:{q}:shardgen and ARGV with the
+  fence it wrote there, and writes nothing where the shard holds another (see includes/changeFence).
 ]]
 local rcall = redis.call
 --- @include "laneRing"
+--- @include "changeFence"
+-- NOTE: a change of the shard count that lost its shard's fence to a later one writes nothing.
+if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base, tenant, weight = ARGV[1], ARGV[2], tonumber(ARGV[3])
 if KEYS[1] ~= base .. 'ring' or KEYS[2] ~= base .. 't:' .. tenant .. ':info' then

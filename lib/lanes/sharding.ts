@@ -4,6 +4,7 @@ import { MAX_SHARDS } from '../echomq.constants';
 import { shardsChanging, shardsInCompat, shardsNeedCluster, shardsNotEmpty, shardsWithQueueLimit } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { LaneKeys } from '../redis/lane-keys';
+import type { LaneScripts } from '../scripts/lane-scripts';
 import { SettingsMove, type SettingsPlan } from '../shards/settings-move';
 import { shardOf } from '../shards/shard-hash';
 import { plainTag, SlotRange, spreadTags } from '../shards/shard-tags';
@@ -116,7 +117,10 @@ export class LaneSharding {
         throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
       }
     };
-    const move = new SettingsMove(this.ctx, held);
+    // NOTE: and every setting and binding it writes names the fence it wrote in that shard, so none
+    // lands where a later change has fenced since (LaneScripts.fencedBy).
+    const fencedScripts = this.ctx.scripts.fencedBy(new Map(fenced.map(({ shard, wrote }) => [shard.base, wrote])));
+    const move = new SettingsMove(this.ctx, held, fencedScripts);
     let plan: SettingsPlan | undefined;
     let unbound = false;
     try {
@@ -144,7 +148,7 @@ export class LaneSharding {
       await restore().catch(() => undefined);
       if (plan && unbound) {
         const bound = plan.bound;
-        await held().then(() => this.bindSettled((i) => oldShards[i], oldShards.length, bound)).catch(() => undefined);
+        await held().then(() => this.bindSettled(this.ctx.scripts, (i) => oldShards[i], oldShards.length, bound)).catch(() => undefined);
       }
       throw err;
     }
@@ -159,7 +163,7 @@ export class LaneSharding {
     // NOTE: the lanes with settings under a tenant are bound again where they now live (the old
     // count's bindings went before the map was stored).
     await held();
-    await this.bindSettled((i) => newShards[i], count, plan.bound);
+    await this.bindSettled(fencedScripts, (i) => newShards[i], count, plan.bound);
   }
 
   /**
@@ -167,13 +171,13 @@ export class LaneSharding {
    * a map of `n` shards (`shard(i)`: shard i's keys), where that is not its tenant's shard; one
    * bindLanes call per home shard, all at once.
    */
-  private async bindSettled(shard: (i: number) => LaneKeys, n: number, bound: { group: string; tenant: string }[]): Promise<void> {
+  private async bindSettled(scripts: LaneScripts, shard: (i: number) => LaneKeys, n: number, bound: { group: string; tenant: string }[]): Promise<void> {
     const homes = new Map<number, { group: string; tenant: string; away: boolean }[]>();
     for (const { group, tenant } of n > 1 ? bound : []) {
       const home = shardOf(group, n);
       if (home !== shardOf(tenant, n)) homes.set(home, [...(homes.get(home) ?? []), { group, tenant, away: true }]);
     }
-    await Promise.all([...homes].map(([home, lanes]) => this.ctx.scripts.bindLanes(shard(home), lanes)));
+    await Promise.all([...homes].map(([home, lanes]) => scripts.bindLanes(shard(home), lanes)));
   }
 
   /**

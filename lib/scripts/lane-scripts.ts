@@ -6,6 +6,8 @@ import { announcedRow, JobRow, LocatedJob, StatsRow, toJobRow } from './job-repl
 import { LaneKeys } from '../redis/lane-keys';
 import { withinCallTimeout } from '../redis/call-deadline';
 import { fromServerError } from '../redis/server-errors';
+import { shardsChanging } from '../echomq.messages';
+import { EchoMqError } from '../errors';
 import { laneRowKeys, toLaneInfo, toLaneInfos } from './lane-row';
 import { LoadedScript, loadScripts } from './lua-loader';
 import { ScriptPath, ScriptRunner } from './script-runner';
@@ -160,6 +162,10 @@ export const NOT_JSON_REASON = 'payload is not JSON';
 
 /** @internal A script's name (its file without the key count). */
 export type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
+
+/** The scripts a change of the shard count calls with its fence (see LaneScripts.fencedBy). */
+const CHANGE_FENCED: ReadonlySet<ScriptName> = new Set<ScriptName>(['weight', 'limit', 'maxDepth', 'ordered', 'rate', 'pause', 'resume',
+  'tenantWeight', 'tenantLimit', 'pauseTenant', 'resumeTenant', 'bindLanes']);
 type Reply = unknown;
 
 interface RunOptions {
@@ -207,6 +213,29 @@ export class LaneScripts {
     } catch (err) {
       throw fromServerError(op, queue, prefix, err);
     }
+  }
+
+  /**
+   * These scripts as a change of the shard count runs them (see LaneSharding): a call of a script that
+   * writes a lane's or a tenant's setting or binding names the fence the change wrote in the call's
+   * shard (`fences`: shard base -> fence), and rejects UNAVAILABLE, writing nothing, where the shard
+   * holds another (a later change's: see lua/includes/changeFence.lua). Other calls go as they are.
+   */
+  fencedBy(fences: ReadonlyMap<string, string>): LaneScripts {
+    const fenced = Object.create(this) as LaneScripts;
+    fenced.run = async (op, queue, name, keys, args, options) => {
+      const base = CHANGE_FENCED.has(name) ? [...fences.keys()].find((b) => keys[0]?.startsWith(b)) : undefined;
+      if (base === undefined) return this.run(op, queue, name, keys, args, options);
+      try {
+        return await this.run(op, queue, name, [...keys, base + 'shardgen'], [...args, fences.get(base) as string], options);
+      } catch (err) {
+        if (err instanceof Error && err.message.includes('echomq: fenced')) {
+          throw new EchoMqError(shardsChanging(queue), { code: 'UNAVAILABLE', queue });
+        }
+        throw err;
+      }
+    };
+    return fenced;
   }
 
   /**

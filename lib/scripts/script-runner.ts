@@ -68,9 +68,13 @@ export class ScriptRunner {
     this.readOnlyCalls = scaleReads === 'master';
   }
 
+  /** The scripts by name, for a call with more keys than a script declares (see evalsha). */
+  private readonly byName = new Map<string, LoadedScript>();
+
   /** Registers the EVALSHA command of each script the connection does not have yet. */
   private define(scripts: LoadedScript[]): void {
     for (const s of scripts) {
+      if (!this.byName.has(s.name)) this.byName.set(s.name, s);
       const command = commandOf(s.name, this.compat);
       if (!(command in this.client)) this.client.defineCommand(command, { numberOfKeys: s.numberOfKeys, lua: this.compat ? s.compatLua : s.lua });
     }
@@ -89,8 +93,16 @@ export class ScriptRunner {
   }
 
   private evalsha(name: string, keys: string[], args: Args): Promise<unknown> {
-    const command = (this.client as unknown as Record<string, (...a: Args) => Promise<unknown>>)[commandOf(name, this.compat)];
-    return command.call(this.client, ...keys, ...args);
+    let command = commandOf(name, this.compat);
+    // NOTE: a call with more keys than the script declares (a change of the shard count's fenced
+    // call, see LaneScripts.fencedBy) goes by a command of the same script with that many keys.
+    const s = this.byName.get(name);
+    if (s && keys.length !== s.numberOfKeys) {
+      command = `${command}:${keys.length}`;
+      if (!(command in this.client)) this.client.defineCommand(command, { numberOfKeys: keys.length, lua: this.compat ? s.compatLua : s.lua });
+    }
+    const run = (this.client as unknown as Record<string, (...a: Args) => Promise<unknown>>)[command];
+    return run.call(this.client, ...keys, ...args);
   }
 
   /** `atMaxmemory`: the server refused the function at maxmemory, so its twin runs (see LibraryFunction). */

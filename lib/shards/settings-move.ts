@@ -3,6 +3,7 @@ import type { LaneInfo, TenantInfo } from '../interfaces';
 import { isHeadEntry, LaneKeys } from '../redis/lane-keys';
 import { scanKeys } from '../redis/key-scan';
 import type { LaneContext } from '../lanes/lane-context';
+import type { LaneScripts } from '../scripts/lane-scripts';
 import { TenantScripts } from '../scripts/tenant-scripts';
 import { shardOf } from './shard-hash';
 
@@ -37,12 +38,16 @@ export interface SettingsPlan extends SettingsSet {
 export class SettingsMove {
   private readonly tenantScripts: TenantScripts;
 
+  private readonly scripts: LaneScripts;
+
   /**
    * `held`: called before each batch of writes; it throws when the writes must stop (shards() passes
-   * its lock's renewal: see LaneSharding).
+   * its lock's renewal: see LaneSharding). `scripts`: what the settings are written with (shards()
+   * passes its fenced scripts, see LaneScripts.fencedBy); the context's by default.
    */
-  constructor(private readonly ctx: LaneContext, private readonly held: () => Promise<void> = async () => undefined) {
-    this.tenantScripts = new TenantScripts(ctx.scripts);
+  constructor(private readonly ctx: LaneContext, private readonly held: () => Promise<void> = async () => undefined, scripts?: LaneScripts) {
+    this.scripts = scripts ?? ctx.scripts;
+    this.tenantScripts = new TenantScripts(this.scripts);
   }
 
   /**
@@ -119,7 +124,7 @@ export class SettingsMove {
   async clear(plan: SettingsSet): Promise<void> {
     await this.each(plan.lanes, async ({ from, lane }) => {
       const g = lane.group;
-      const s = this.ctx.scripts;
+      const s = this.scripts;
       if (lane.paused) await s.resume(from, g);
       if (lane.rate) await s.rate(from, g, null);
       if (lane.limit !== null) await s.limit(from, g, null);
@@ -145,7 +150,7 @@ export class SettingsMove {
 
   private async writeLane(to: LaneKeys, lane: LaneInfo): Promise<void> {
     const g = lane.group;
-    const s = this.ctx.scripts;
+    const s = this.scripts;
     if (lane.weight !== 1) await s.weight(to, g, lane.weight);
     if (lane.limit !== null) await s.limit(to, g, lane.limit);
     if (lane.maxDepth !== null) await s.maxDepth(to, g, lane.maxDepth);

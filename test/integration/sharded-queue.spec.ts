@@ -405,6 +405,18 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(await client.hmget(k.shardKeys(1).meta, 'fair', 'paused')).toEqual([null, '1']);
     expect(await scripts.shardAfterFence(k.shardKeys(1), 3, gen, 'meta', 'cost', false)).toBe(true);
     expect(await client.hmget(k.shardKeys(1).meta, 'fair', 'paused')).toEqual(['cost', null]);
+    // Its settings and bindings neither: each names its fence, and the later change's stands.
+    const where = k.shardKeys(shardOf(g, 3));
+    const stalled = scripts.fencedBy(new Map([0, 1, 2].map((i) => [k.shardKeys(i).base, 'c0ffee'])));
+    const before = await dirty(client);
+    for (const write of [() => stalled.weight(where, g, 9), () => stalled.pause(where, g, null, ''), () => stalled.limit(where, g, 1),
+      () => new TenantScripts(stalled).weight(k.shardKeys(shardOf('acme', 3)), 'acme', 3),
+      () => stalled.bindLanes(where, [{ group: 'other', tenant: 'acme', away: true }])]) {
+      expect((await rejects(write())).code).toBe('UNAVAILABLE');
+    }
+    expect(await dirty(client)).toBe(before);
+    await scripts.fencedBy(new Map([[where.base, gen]])).weight(where, g, 9);
+    expect(await client.hget(where.weight, g)).toBe('9');
   });
 
   it('a change that stops once its map is stored has already given the new shards the queue\'s pause and fairness', async () => {
