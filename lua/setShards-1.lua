@@ -4,10 +4,9 @@
   active or dead job (kept completed rows do not count); the caller moves lanes' and tenants'
   settings to their new shards around the change (lib/shards/settings-move.ts). The caller checks every other
   shard first (mode 'check'), then shard 0 checks itself again and writes (mode 'set'), in one script.
-  Just before the new count is stored, every shard of the old and the new map drops its lanes'
-  bindings to tenants and its records of lanes gone from one (mode 'unbind': see bindLanes and
-  moveLane; they were made for the old count, and the queue is empty); those a process makes by the
-  new map once it is stored stay.
+  Before the new count is stored, each lane's binding to its tenant is written in its new home too,
+  and after it the entries only the old count read are dropped (mode 'bindings': see bindLanes and
+  moveLane, and lib/shards/bindings-move.ts); those a process makes by the new map stay.
   The fence: each shard of a sharded queue keeps in emq:{q}:shardgen the gen of the map its submits
   must have been routed by; a shard without one (shard 0 of a queue never sharded) takes only the
   submits of a queue never sharded, which name no gen, and a shard a change dropped holds '-' .. gen,
@@ -28,16 +27,20 @@
 
   ARGV[1] base   'emq:{q}:' (or the base of the shard checked); must be the prefix of KEYS[1]
   ARGV[2] n      the shard count to store, 1..64 (1: the queue is unsharded again; the hash keeps n and gen)
-  ARGV[3] mode   'check', 'set', 'unbind', 'fence', 'restore', 'lock', 'unlock' or 'meta' (the
+  ARGV[3] mode   'check', 'set', 'fence', 'restore', 'lock', 'unlock', 'meta' (the
                  queue's fairness and pause written into this shard's meta, as the change copies
                  them from shard 0: ARGV[6] the fairness, '' for jobs, ARGV[7] '1' paused; the
-                 shard holds no job, so no ring has entries to move)
+                 shard holds no job, so no ring has entries to move) or 'bindings' (lanes bound
+                 to tenants here, and some unbound, and records of lanes gone from a tenant
+                 dropped: ARGV[6] p, then p pairs lane, tenant; then q and q lanes; then r and r
+                 lanes; see lib/shards/bindings-move.ts)
   ARGV[4] tags   the shards' tags as JSON, '' for the plain ones (see lib/shards/shard-tags.ts)
   ARGV[5] gen    optional: a token stored with the map (field gen), new at every 'set', so that a
                  process that knew the old map (and its lanes' bindings) sees it changed; with
                  'fence', the shard's new fence ('' deletes it); with 'restore', the fence to put
-                 back; with 'lock' and 'unlock', the caller's token; with 'unbind' and 'meta'
-                 (optional), the fence the shard must hold, else nothing is written (reply { 0, n })
+                 back; with 'lock' and 'unlock', the caller's token; with 'meta' and 'bindings'
+                 (optional), the fence the shard must hold, else nothing is written
+                 (reply { 0, n })
   ARGV[6] had    with 'restore': '1' when the shard had a fence (ARGV[5]), '' when it had none;
                  with 'lock': '1' to renew the caller's lock (never to take it); with 'set': the
                  caller's lock token, and the map is stored only while the lock is still the caller's
@@ -55,7 +58,7 @@
   Clock: none.
   Derived keys: active, schedule, dead, pending (the flat set) and lanes (the lane index: a lane of
   depth >= 1 holds a pending job; a head entry alone may outlive its lane's jobs, see headBack) of
-  the same shard, its bound and unbound (mode 'unbind'), its shardgen and resharding, from ARGV[1].
+  the same shard, its bound and unbound (mode 'bindings'), its shardgen and resharding, from ARGV[1].
 ]]
 local rcall = redis.call
 --- @include "headEntry"
@@ -67,18 +70,28 @@ local LOCK_MS = '3000'
 
 local base, n, mode, tags = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4] or ''
 if KEYS[1] ~= base .. 'shards' or not n or n < 1 or n > 64 or n % 1 ~= 0
-   or (mode ~= 'check' and mode ~= 'set' and mode ~= 'unbind' and mode ~= 'fence' and mode ~= 'restore'
-       and mode ~= 'lock' and mode ~= 'unlock' and mode ~= 'meta') then
+   or (mode ~= 'check' and mode ~= 'set' and mode ~= 'fence' and mode ~= 'restore'
+       and mode ~= 'lock' and mode ~= 'unlock' and mode ~= 'meta' and mode ~= 'bindings') then
   return redis.error_reply('ERR echomq: setShards arguments do not match its keys')
 end
 local fenceKey = base .. 'shardgen'
--- NOTE: the writes a change makes after fencing ('unbind', 'meta') name the fence it wrote (ARGV[5]):
+-- NOTE: the writes a change makes after fencing ('meta', 'bindings') name the fence it wrote (ARGV[5]):
 -- a change that stalled past its lock writes nothing where a later change has fenced since.
-if (mode == 'unbind' or mode == 'meta') and ARGV[5] and (rcall('GET', fenceKey) or '') ~= ARGV[5] then
+if (mode == 'meta' or mode == 'bindings') and ARGV[5] and (rcall('GET', fenceKey) or '') ~= ARGV[5] then
   return { 0, n }
 end
-if mode == 'unbind' then
-  rcall('DEL', base .. 'bound', base .. 'unbound')
+if mode == 'bindings' then
+  -- NOTE: ARGV[6] p, then p pairs (lane, tenant) bound here; then q, q lanes unbound here; then r, r
+  -- lanes whose records of leaving a tenant go (see lib/shards/bindings-move.ts).
+  local o = 6
+  local p = tonumber(ARGV[o]) or 0
+  for i = o + 1, o + 2 * p, 2 do rcall('HSET', base .. 'bound', ARGV[i], ARGV[i + 1]) end
+  o = o + 2 * p + 1
+  local q = tonumber(ARGV[o]) or 0
+  if q > 0 then rcall('HDEL', base .. 'bound', unpack(ARGV, o + 1, o + q)) end
+  o = o + q + 1
+  local r = tonumber(ARGV[o]) or 0
+  if r > 0 then rcall('HDEL', base .. 'unbound', unpack(ARGV, o + 1, o + r)) end
   return { 1, n }
 end
 if mode == 'meta' then

@@ -4,9 +4,8 @@ import { MAX_SHARDS } from '../echomq.constants';
 import { shardsChanging, shardsInCompat, shardsNeedCluster, shardsNotEmpty, shardsWithQueueLimit } from '../echomq.messages';
 import { EchoMqError } from '../errors';
 import { LaneKeys } from '../redis/lane-keys';
-import type { LaneScripts } from '../scripts/lane-scripts';
+import { BindingsMove, type BindingsPlan } from '../shards/bindings-move';
 import { SettingsMove, type SettingsPlan } from '../shards/settings-move';
-import { shardOf } from '../shards/shard-hash';
 import { plainTag, SlotRange, spreadTags } from '../shards/shard-tags';
 import { checkInt } from '../validation/validate';
 import type { LaneContext } from './lane-context';
@@ -71,7 +70,7 @@ export class LaneSharding {
     try {
       const still = await this.ctx.shards.readMap(k);
       if (still.n !== now.n || still.gen !== now.gen) throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
-      await this.fenceAndStore(k, count, tags, oldShards, newShards, others, token);
+      await this.fenceAndStore(k, count, tags, oldShards, newShards, token);
     } finally {
       clearInterval(renew);
       await this.ctx.scripts.setShards(k, count, 'unlock', null, token);
@@ -80,7 +79,7 @@ export class LaneSharding {
 
   /** The change itself, under the queue's lock: fences, settings, the map, then what follows from it. */
   private async fenceAndStore(k: LaneKeys, count: number, tags: string[] | null, oldShards: LaneKeys[], newShards: LaneKeys[],
-    others: Map<string, [LaneKeys, number]>, token: string): Promise<void> {
+    token: string): Promise<void> {
     const gen = randomBytes(6).toString('hex');
     const kept = new Set(newShards.map((s) => s.base));
     const dropped = oldShards.filter((s) => !kept.has(s.base));
@@ -119,10 +118,11 @@ export class LaneSharding {
     };
     // NOTE: and every setting and binding it writes names the fence it wrote in that shard, so none
     // lands where a later change has fenced since (LaneScripts.fencedBy).
-    const fencedScripts = this.ctx.scripts.fencedBy(new Map(fenced.map(({ shard, wrote }) => [shard.base, wrote])));
-    const move = new SettingsMove(this.ctx, held, fencedScripts);
-    let plan: SettingsPlan | undefined;
-    let unbound = false;
+    const fences = new Map(fenced.map(({ shard, wrote }) => [shard.base, wrote]));
+    const move = new SettingsMove(this.ctx, held, this.ctx.scripts.fencedBy(fences));
+    const bindings = new BindingsMove(this.ctx);
+    let plan: SettingsPlan;
+    let rebind: BindingsPlan;
     try {
       const olds = new Set(oldShards.map((s) => s.base));
       plan = await move.plan(oldShards, count, (i) => newShards[i], newShards.filter((s) => !olds.has(s.base)));
@@ -130,12 +130,11 @@ export class LaneSharding {
       await move.copy(plan);
       await held();
       await this.copyQueueSettings(k, newShards, gen);
-      // NOTE: lanes bound to tenants were placed by the old count (see lua/bindLanes-1.lua): the
-      // bindings go now, just before the map is stored, so that none a process makes by the new
-      // map (it may submit as soon as the map is stored) is dropped with them.
-      await held();
-      unbound = true;
-      await Promise.all(fenced.map(({ shard, wrote }) => this.ctx.scripts.shardAfterFence(shard, count, wrote, 'unbind')));
+      // NOTE: a lane's binding to its tenant is read in its home, which the new count may move
+      // (see lua/bindLanes-1.lua): each goes to its new home now, the old ones after the map is
+      // stored (shards/bindings-move.ts).
+      rebind = await bindings.plan(oldShards, newShards, plan.bound);
+      await bindings.apply(rebind.before, count, fences, held);
       // NOTE: stored only while the lock is still this call's: a call that stalled past it may have
       // had its fences put back meanwhile (shards/fence-mend.ts).
       const { empty, lockLost } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen, token);
@@ -143,13 +142,8 @@ export class LaneSharding {
       if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
     } catch (err) {
       // NOTE: the map was not stored: the fences go back to the map in force (a copy of a setting
-      // may stay in a new shard, as the settings move says), and so do the bindings of the lanes
-      // with settings under a tenant, while the lock is still this call's.
+      // may stay in a new shard, as the settings move says; the old count's bindings are whole).
       await restore().catch(() => undefined);
-      if (plan && unbound) {
-        const bound = plan.bound;
-        await held().then(() => this.bindSettled(this.ctx.scripts, (i) => oldShards[i], oldShards.length, bound)).catch(() => undefined);
-      }
       throw err;
     }
     this.ctx.shards.counts.set(k, { n: count, tags: tags ?? undefined, gen });
@@ -160,24 +154,8 @@ export class LaneSharding {
       const totals = await this.ctx.scripts.foldTotals(shard, 'take');
       if (totals.some((n) => n > 0)) await this.ctx.scripts.foldTotals(k, 'add', totals);
     }
-    // NOTE: the lanes with settings under a tenant are bound again where they now live (the old
-    // count's bindings went before the map was stored).
-    await held();
-    await this.bindSettled(fencedScripts, (i) => newShards[i], count, plan.bound);
-  }
-
-  /**
-   * Binds each lane of `bound` (lanes with settings under a tenant) to its tenant in its home under
-   * a map of `n` shards (`shard(i)`: shard i's keys), where that is not its tenant's shard; one
-   * bindLanes call per home shard, all at once.
-   */
-  private async bindSettled(scripts: LaneScripts, shard: (i: number) => LaneKeys, n: number, bound: { group: string; tenant: string }[]): Promise<void> {
-    const homes = new Map<number, { group: string; tenant: string; away: boolean }[]>();
-    for (const { group, tenant } of n > 1 ? bound : []) {
-      const home = shardOf(group, n);
-      if (home !== shardOf(tenant, n)) homes.set(home, [...(homes.get(home) ?? []), { group, tenant, away: true }]);
-    }
-    await Promise.all([...homes].map(([home, lanes]) => scripts.bindLanes(shard(home), lanes)));
+    // NOTE: the bindings only the old count read go.
+    await bindings.apply(rebind.after, count, fences, held);
   }
 
   /**
@@ -188,7 +166,7 @@ export class LaneSharding {
   private async copyQueueSettings(k: LaneKeys, shards: LaneKeys[], gen: string): Promise<void> {
     const [fair, paused] = await this.ctx.read('shards', k, this.ctx.client.hmget(k.meta, 'fair', 'paused'));
     await Promise.all(shards.filter((s) => s.base !== k.base)
-      .map((shard) => this.ctx.scripts.shardAfterFence(shard, shards.length, gen, 'meta', fair ?? '', paused !== null)));
+      .map((shard) => this.ctx.scripts.shardMeta(shard, shards.length, gen, fair ?? '', paused !== null)));
   }
 
   /** How many shards the queue has, read from the server now. */

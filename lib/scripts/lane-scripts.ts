@@ -407,8 +407,8 @@ export class LaneScripts {
 
   /**
    * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
-   * map, `n`, its shards' `tags` and the map's `gen` ('set'), or drops the shard's lane bindings
-   * ('unbind', see lua/setShards), or fences a shard for the new map if it holds no job ('fence', `gen`
+   * map, `n`, its shards' `tags` and the map's `gen` ('set'), or fences a shard for the new map if it
+   * holds no job ('fence', `gen`
    * the fence: the map's gen, '' for none), or puts back the fence one had (`restore`, `gen` the fence,
    * `had` false for none), or takes ('lock', `gen` the caller's
    * token; `empty` false when another holds it; `had` true: only renews the caller's own) or gives
@@ -418,7 +418,7 @@ export class LaneScripts {
    * written) when the lock is no longer the caller's. With 'restore', `expect` (when given) is the
    * fence the shard must still hold ('' none) for it to be put back.
    */
-  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'unbind' | 'fence' | 'restore' | 'lock' | 'unlock', tags: string[] | null = null, gen = '',
+  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'fence' | 'restore' | 'lock' | 'unlock', tags: string[] | null = null, gen = '',
     had: boolean | string = false, expect?: string): Promise<{ empty: boolean; before: number; fence: string | null; lockLost: boolean }> {
     const sixth = typeof had === 'string' ? had : had ? '1' : '';
     const args: (string | number)[] = [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen, sixth];
@@ -428,13 +428,23 @@ export class LaneScripts {
   }
 
   /**
-   * A change of the shard count's writes after its fences (see lua/setShards), each only while shard
-   * `k` still holds the fence the change wrote there (`fence`): 'unbind' drops its lanes' bindings;
-   * 'meta' writes the queue's fairness (`fair`, '' for jobs) and pause into its meta. False when the
-   * fence has changed since (nothing written).
+   * A change of the shard count's copy of the queue's fairness (`fair`, '' for jobs) and pause into
+   * shard `k`'s meta (see lua/setShards), only while the shard still holds the fence the change wrote
+   * there (`fence`). False when the fence has changed since (nothing written).
    */
-  async shardAfterFence(k: LaneKeys, n: number, fence: string, mode: 'unbind' | 'meta', fair = '', paused = false): Promise<boolean> {
-    const [ok] = (await this.run('shards', k.queue, 'setShards', [k.shards], [k.base, n, mode, '', fence, fair, paused ? '1' : ''])) as [number];
+  async shardMeta(k: LaneKeys, n: number, fence: string, fair: string, paused: boolean): Promise<boolean> {
+    const [ok] = (await this.run('shards', k.queue, 'setShards', [k.shards], [k.base, n, 'meta', '', fence, fair, paused ? '1' : ''])) as [number];
+    return Number(ok) === 1;
+  }
+
+  /**
+   * A change of the shard count's edit of shard `k`'s lane bindings (see lib/shards/bindings-move.ts),
+   * only while the shard still holds `fence`: `bind` lanes bound to tenants, `unbind` lanes unbound,
+   * `ungone` lanes whose records of leaving a tenant go. False when the fence has changed (nothing written).
+   */
+  async shardBindings(k: LaneKeys, n: number, fence: string, bind: [string, string][], unbind: string[], ungone: string[]): Promise<boolean> {
+    const [ok] = (await this.run('shards', k.queue, 'setShards', [k.shards],
+      [k.base, n, 'bindings', '', fence, bind.length, ...bind.flat(), unbind.length, ...unbind, ungone.length, ...ungone])) as [number];
     return Number(ok) === 1;
   }
 

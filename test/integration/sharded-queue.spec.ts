@@ -399,11 +399,11 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     await lanes.submit(q, g, 1, { tenant: 'acme' });
     await lanes.pauseQueue(q);
     const home = k.shardKeys(shardOf(g, 3));
-    expect(await scripts.shardAfterFence(home, 4, 'c0ffee', 'unbind')).toBe(false);
+    expect(await scripts.shardBindings(home, 4, 'c0ffee', [], [g], [])).toBe(false);
     expect(await client.hget(home.bound, g)).toBe('acme');
-    expect(await scripts.shardAfterFence(k.shardKeys(1), 4, 'c0ffee', 'meta', 'cost', false)).toBe(false);
+    expect(await scripts.shardMeta(k.shardKeys(1), 4, 'c0ffee', 'cost', false)).toBe(false);
     expect(await client.hmget(k.shardKeys(1).meta, 'fair', 'paused')).toEqual([null, '1']);
-    expect(await scripts.shardAfterFence(k.shardKeys(1), 3, gen, 'meta', 'cost', false)).toBe(true);
+    expect(await scripts.shardMeta(k.shardKeys(1), 3, gen, 'cost', false)).toBe(true);
     expect(await client.hmget(k.shardKeys(1).meta, 'fair', 'paused')).toEqual(['cost', null]);
     // Its settings and bindings neither: each names its fence, and the later change's stands.
     const where = k.shardKeys(shardOf(g, 3));
@@ -514,6 +514,41 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     await client.hdel(k.shardKeys(shardOf(home, 4)).bound, home);
     await lanesOn(client, { shardsOnOneServer: true }).submit(q, home, { i: 3 }, { tenant: 'acme' });
     expect(await lanes.lane(q, home)).toMatchObject({ tenant: 'acme', pending: 3 });
+  });
+
+  it('a change that dies once it has moved the bindings, before or after storing its map, leaves every lane bound to its tenant under the map in force', async () => {
+    let g = 'lane-0';
+    for (let i = 0; shardOf(g, 2) === shardOf('acme', 2) || shardOf(g, 4) === shardOf('acme', 4) || shardOf(g, 2) === shardOf(g, 4); i++) g = `lane-${i}`;
+    for (const dies of ['before', 'after'] as const) {
+      const q = queues.queue();
+      const k = keysOf(q);
+      await lanes.shards(q, 2);
+      // Lane g is bound to acme, with a setting (a lane with settings keeps its tenant).
+      await lanes.submit(q, g, 0, { tenant: 'acme' });
+      await lanes.weight(q, g, 4);
+      const j = (await lanes.claim(q))!;
+      await lanes.complete(q, j.id, j.attempt);
+      const dying = lanesOn(client, { shardsOnOneServer: true });
+      const scripts = (dying as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+      const real = scripts.setShards.bind(scripts);
+      let stored = false;
+      scripts.setShards = (async (...args: Parameters<LaneScripts['setShards']>) => {
+        if (stored || (dies === 'before' && args[2] === 'set')) throw new Error('the process died');
+        const r = await real(...args);
+        stored = args[2] === 'set';
+        return r;
+      }) as LaneScripts['setShards'];
+      await expect(dying.shards(q, 4)).rejects.toThrow('the process died');
+      await client.del(k.resharding);
+      const n = dies === 'before' ? 2 : 4;
+      expect(await lanes.shardCount(q)).toBe(n);
+      // A process that never knew the lane submits naming no tenant: the job joins acme's lane.
+      await lanesOn(client, { shardsOnOneServer: true }).submit(q, g, 1);
+      expect(await client.zcard(k.shardKeys(shardOf('acme', n)).lane(g))).toBe(1);
+      expect(await lanes.lane(q, g)).toMatchObject({ tenant: 'acme', weight: 4, pending: 1 });
+      await lanesOn(client, { shardsOnOneServer: true }).submit(q, g, 2, { tenant: 'acme' });
+      expect((await lanes.lane(q, g)).pending).toBe(2);
+    }
   });
 
   it('a copy of a lane\'s or a tenant\'s settings that a change left before it stopped does not come back over a later reset', async () => {
