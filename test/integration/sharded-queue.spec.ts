@@ -19,6 +19,24 @@ async function drainOneByOne(lanes: LanesService, q: string): Promise<LaneJob[]>
   }
 }
 
+/**
+ * A process whose shards() dies just before it stores the new map ('before'), or just after
+ * ('after'): no step of the change runs past that point (its lock then lives on until it lapses).
+ */
+function dyingChange(client: IORedis, dies: 'before' | 'after'): LanesService {
+  const dying = lanesOn(client, { shardsOnOneServer: true });
+  const scripts = (dying as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+  const real = scripts.setShards.bind(scripts);
+  let stored = false;
+  scripts.setShards = (async (...args: Parameters<LaneScripts['setShards']>) => {
+    if (stored || (dies === 'before' && args[2] === 'set')) throw new Error('the process died');
+    const r = await real(...args);
+    stored = args[2] === 'set';
+    return r;
+  }) as LaneScripts['setShards'];
+  return dying;
+}
+
 describe('sharded queues on one server (shardsOnOneServer: the same code paths as on a Cluster)', () => {
   const engine = engineFixture({ shardsOnOneServer: true, backoff: { delayMs: 60_000 } });
   const { queues } = engine;
@@ -422,20 +440,10 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
   it('a change that stops once its map is stored has already given the new shards the queue\'s pause and fairness', async () => {
     const q = queues.queue();
     const k = keysOf(q);
-    const dying = lanesOn(client, { shardsOnOneServer: true });
-    const scripts = (dying as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
     await lanes.fairness(q, { by: 'cost' });
     await lanes.pauseQueue(q);
     // As its process dies right after storing the map: the next step of the change never runs.
-    const real = scripts.setShards.bind(scripts);
-    let stored = false;
-    scripts.setShards = (async (...args: Parameters<LaneScripts['setShards']>) => {
-      if (stored) throw new Error('the process died');
-      const r = await real(...args);
-      stored = args[2] === 'set';
-      return r;
-    }) as LaneScripts['setShards'];
-    await expect(dying.shards(q, 4)).rejects.toThrow('the process died');
+    await expect(dyingChange(client, 'after').shards(q, 4)).rejects.toThrow('the process died');
     // Its lock lapses.
     await client.del(k.resharding);
     expect(await lanes.shardCount(q)).toBe(4);
@@ -528,17 +536,7 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
       await lanes.weight(q, g, 4);
       const j = (await lanes.claim(q))!;
       await lanes.complete(q, j.id, j.attempt);
-      const dying = lanesOn(client, { shardsOnOneServer: true });
-      const scripts = (dying as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
-      const real = scripts.setShards.bind(scripts);
-      let stored = false;
-      scripts.setShards = (async (...args: Parameters<LaneScripts['setShards']>) => {
-        if (stored || (dies === 'before' && args[2] === 'set')) throw new Error('the process died');
-        const r = await real(...args);
-        stored = args[2] === 'set';
-        return r;
-      }) as LaneScripts['setShards'];
-      await expect(dying.shards(q, 4)).rejects.toThrow('the process died');
+      await expect(dyingChange(client, dies).shards(q, 4)).rejects.toThrow('the process died');
       await client.del(k.resharding);
       const n = dies === 'before' ? 2 : 4;
       expect(await lanes.shardCount(q)).toBe(n);
