@@ -7,25 +7,39 @@
   tenant for the lane, sent here by a process that has not heard of the move, is told to ask the
   lane's home again (see submit's ARGV[12], submitMany's 'b'). Mode 'in', in the shard of the tenant
   the lane joins, once its home binds it: the lane is that tenant's here again (the record goes).
+  Mode 'join', in the shard of the lane's tenant, by a change of the shard count that has just
+  copied the lane's settings there (it holds no job): the lane is adopted by the tenant there, as a
+  lane with a setting keeps its tenant (laneRing's adopt).
 
   KEYS[1] unbound  emq:{q}:unbound (of the shard)
 
   ARGV[1] base    'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] group   the lane
   ARGV[3] tenant  the tenant it leaves ('out') or joins ('in')
-  ARGV[4] mode    'out' or 'in'
+  ARGV[4] mode    'out', 'in' or 'join'
 
   Reply: { 'ok' }; or, with nothing written, { 'held' } when mode 'out' finds the lane holding jobs.
   Clock: none.
   Derived keys: the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive and
   emq:{q}:gparked (see laneParked), from ARGV[1].
+  A change of the shard count's call ends KEYS with the shard's emq:{q}:shardgen and ARGV with the
+  fence it wrote there, and writes nothing where the shard holds another (see includes/changeFence).
 ]]
 local rcall = redis.call
 --- @include "laneHoldsJob"
+--- @include "laneRing"
+--- @include "changeFence"
+-- NOTE: a change of the shard count that lost its shard's fence to a later one writes nothing.
+if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base, group, tenant, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-if KEYS[1] ~= base .. 'unbound' or group == '' or tenant == '' or (mode ~= 'out' and mode ~= 'in') then
+if KEYS[1] ~= base .. 'unbound' or group == '' or tenant == '' or (mode ~= 'out' and mode ~= 'in' and mode ~= 'join') then
   return redis.error_reply('ERR echomq: moveLane arguments do not match its keys')
+end
+if mode == 'join' then
+  if laneHoldsJob(base, group) then return { 'held' } end
+  tenantOps().adopt(base, group, tenant, base .. 'ringset', nil, true)
+  return { 'ok' }
 end
 if mode == 'in' then
   if rcall('HGET', KEYS[1], group) == tenant then rcall('HDEL', KEYS[1], group) end

@@ -165,7 +165,7 @@ export type ScriptName = (typeof SCRIPT_OF)[keyof typeof SCRIPT_OF];
 
 /** The scripts a change of the shard count calls with its fence (see LaneScripts.fencedBy). */
 const CHANGE_FENCED: ReadonlySet<ScriptName> = new Set<ScriptName>(['weight', 'limit', 'maxDepth', 'ordered', 'rate', 'pause', 'resume',
-  'tenantWeight', 'tenantLimit', 'pauseTenant', 'resumeTenant', 'bindLanes']);
+  'tenantWeight', 'tenantLimit', 'pauseTenant', 'resumeTenant', 'bindLanes', 'moveLane']);
 type Reply = unknown;
 
 interface RunOptions {
@@ -400,7 +400,7 @@ export class LaneScripts {
    * One shard's half of a lane's move between tenants (see lua/moveLane): 'out' in the shard of the
    * tenant it leaves (false, nothing written, while it holds jobs there), 'in' in the shard of the one it joins.
    */
-  async moveLane(k: LaneKeys, group: string, tenant: string, mode: 'out' | 'in'): Promise<boolean> {
+  async moveLane(k: LaneKeys, group: string, tenant: string, mode: 'out' | 'in' | 'join'): Promise<boolean> {
     const reply = (await this.run('submit', k.queue, 'moveLane', [k.unbound], [k.base, group, tenant, mode])) as string[];
     return reply[0] === 'ok';
   }

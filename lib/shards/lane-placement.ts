@@ -55,8 +55,10 @@ export class LanePlacement {
     if (round >= MAX_RELEARN) {
       throw new EchoMqError(laneMoving(k0.queue, [...moved.keys()][0], MAX_RELEARN), { code: 'UNAVAILABLE', queue: k0.queue });
     }
+    // NOTE: taken before the answers are read: one read by a map since replaced is not remembered.
+    const gen = this.ctx.shards.genOf(k0, n);
     await Promise.all([...moved].map(async ([group, tenant]) => {
-      if (tenant !== '') return this.ctx.shards.bindings.remember(k0.queue, group, tenant);
+      if (tenant !== '') return this.ctx.shards.bindings.remember(k0.queue, group, tenant, gen);
       // NOTE: read from the home, and remembered (or forgotten) by the router as for any lane.
       const now = await this.ctx.shards.boundTenant(k0, group, n);
       // NOTE: the home still binds the lane to the tenant its shard says it left: the move that
@@ -75,6 +77,10 @@ export class LanePlacement {
    */
   async bind(k0: LaneKeys, n: number, jobs: AdmitArgs[], list: string, places: number[] = jobs.map((_, i) => i)): Promise<void> {
     for (let round = 0; ; round++) {
+      // NOTE: the bindings of a round are remembered only under the map they were made by; once it
+      // has changed the caller routes again (by a new count, binding in the new homes).
+      const gen = this.ctx.shards.genOf(k0, n);
+      if (gen === undefined) return;
       const homes = new Map<number, BindLane[]>();
       const moves: { job: AdmitArgs; item: number; from: string }[] = [];
       const seen = new Set<string>();
@@ -97,13 +103,14 @@ export class LanePlacement {
       if (round >= MAX_RELEARN) {
         throw new EchoMqError(laneMoving(k0.queue, (moves[0]?.job.group ?? [...homes.values()][0][0].group), MAX_RELEARN), { code: 'UNAVAILABLE', queue: k0.queue });
       }
-      for (const m of moves) await this.move(k0, n, m.job, m.from, tenantArg(list, m.item));
-      await Promise.all([...homes].map(([home, lanes]) => this.bindHome(k0, n, home, lanes, list)));
+      for (const m of moves) await this.move(k0, n, gen, m.job, m.from, tenantArg(list, m.item));
+      await Promise.all([...homes].map(([home, lanes]) => this.bindHome(k0, n, gen, home, lanes, list)));
+      if (this.ctx.shards.genOf(k0, n) !== gen) return;
     }
   }
 
   /** Binds `lanes` in their home shard; a lane found bound to another tenant is remembered so, for the next round to move. */
-  private async bindHome(k0: LaneKeys, n: number, home: number, lanes: BindLane[], list: string): Promise<void> {
+  private async bindHome(k0: LaneKeys, n: number, gen: string, home: number, lanes: BindLane[], list: string): Promise<void> {
     let r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), lanes);
     // NOTE: a lane with settings at home takes them to its tenant's shard (it holds no job at
     // home, or the script would have said so first), then the lanes are bound again.
@@ -120,7 +127,7 @@ export class LanePlacement {
         throw new EchoMqError(tenantTaken(argument, l.group, l.tenant, ''), { argument, queue: k0.queue });
       }
       // NOTE: nothing was bound; the lane's binding is known now, and the next round moves it.
-      this.ctx.shards.bindings.remember(k0.queue, l.group, current);
+      this.ctx.shards.bindings.remember(k0.queue, l.group, current, gen);
       return;
     }
     if ('settings' in r) {
@@ -128,7 +135,7 @@ export class LanePlacement {
       const argument = tenantArg(list, l.item);
       throw new EchoMqError(laneSettingsLeftBehind(argument, l.group, l.tenant), { argument, queue: k0.queue });
     }
-    for (const l of lanes) this.ctx.shards.bindings.remember(k0.queue, l.group, l.tenant);
+    for (const l of lanes) this.ctx.shards.bindings.remember(k0.queue, l.group, l.tenant, gen);
   }
 
   /**
@@ -137,7 +144,7 @@ export class LanePlacement {
    * shard, and recorded gone again (a process that read the old binding meanwhile may have cleared
    * the record). Refuses (`argument`) a lane that holds jobs under `from`.
    */
-  private async move(k0: LaneKeys, n: number, job: AdmitArgs, from: string, argument: string): Promise<void> {
+  private async move(k0: LaneKeys, n: number, gen: string, job: AdmitArgs, from: string, argument: string): Promise<void> {
     const to = job.tenant!;
     const group = job.group;
     const old = k0.shardKeys(shardOf(from, n));
@@ -151,12 +158,12 @@ export class LanePlacement {
     if ('refused' in r) {
       // NOTE: another process moved it meanwhile: the lane is where that binding says (and gone from
       // `from` all the same, so the record stays); the next round of bind decides again.
-      if (r.refused.current !== '') this.ctx.shards.bindings.remember(k0.queue, group, r.refused.current);
+      if (r.refused.current !== '') this.ctx.shards.bindings.remember(k0.queue, group, r.refused.current, gen);
       return;
     }
     await this.ctx.scripts.moveLane(next, group, to, 'in');
     await this.ctx.scripts.moveLane(old, group, from, 'out');
-    this.ctx.shards.bindings.remember(k0.queue, group, to);
+    this.ctx.shards.bindings.remember(k0.queue, group, to, gen);
   }
 }
 

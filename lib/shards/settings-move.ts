@@ -151,6 +151,8 @@ export class SettingsMove {
   private async writeLane(to: LaneKeys, lane: LaneInfo): Promise<void> {
     const g = lane.group;
     const s = this.scripts;
+    // NOTE: a lane with a setting keeps its tenant: it is its tenant's in its new shard too.
+    if (lane.tenant !== null) await s.moveLane(to, g, lane.tenant, 'join');
     if (lane.weight !== 1) await s.weight(to, g, lane.weight);
     if (lane.limit !== null) await s.limit(to, g, lane.limit);
     if (lane.maxDepth !== null) await s.maxDepth(to, g, lane.maxDepth);

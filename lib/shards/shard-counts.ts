@@ -93,8 +93,9 @@ export class ShardCounts {
     if (this.known.size > 10_000 && !this.known.has(k.queue)) this.known.clear();
     k.useShardTags(map.n > 1 ? map.tags : undefined);
     const before = this.known.get(k.queue);
-    if (before !== undefined && (before.n !== map.n || before.gen !== map.gen)) this.changed(k.queue);
     this.known.set(k.queue, { n: map.n, gen: map.gen, at: Date.now() });
+    // NOTE: told once the new map is known, so what it does reads the new one.
+    if (before !== undefined && (before.n !== map.n || before.gen !== map.gen)) this.changed(k.queue);
   }
 
   private readFirst(k: LaneKeys): Promise<number> {

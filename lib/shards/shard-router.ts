@@ -35,7 +35,7 @@ export class ShardRouter {
 
   constructor(private readonly client: RedisClient, private readonly options: ResolvedEchoMqOptions, private readonly read: Read,
     private readonly fences?: FenceMend) {
-    this.counts = new ShardCounts((k) => this.readMap(k), (queue) => this.bindings.forget(queue));
+    this.counts = new ShardCounts((k) => this.readMap(k), (queue) => this.bindings.forget(queue, this.counts.knownMap(queue)?.gen ?? ''));
   }
 
   /** The queue's shard map as the server holds it now (count and tags; n 1 while it is unsharded). */
@@ -87,11 +87,22 @@ export class ShardRouter {
 
   /** The tenant a lane of a sharded queue of `n` shards is bound to (null: none), read from its home (and remembered). */
   async boundTenant(k: LaneKeys, group: string, n: number): Promise<string | null> {
+    const gen = this.genOf(k, n);
     const home = k.shardKeys(shardOf(group, n));
     const tenant = await this.read('lane', home, this.client.hget(home.bound, group));
-    if (tenant !== null) this.bindings.remember(k.queue, group, tenant);
+    if (tenant !== null) this.bindings.remember(k.queue, group, tenant, gen);
     else this.bindings.forgetLane(k.queue, group);
     return tenant;
+  }
+
+  /**
+   * The gen of the shard map this process routes queue `k` by, when that map has `n` shards: what a
+   * binding learnt in a lane's home under `n` is remembered by (see LaneBindings.remember);
+   * undefined when the map known now has another count.
+   */
+  genOf(k: LaneKeys, n: number): string | undefined {
+    const map = this.routedBy(k);
+    return map.n === n ? map.gen : undefined;
   }
 
   /**

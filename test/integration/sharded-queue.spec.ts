@@ -4,6 +4,8 @@ import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
 import type { LaneScripts } from '../../lib/scripts/lane-scripts';
 import { TenantScripts } from '../../lib/scripts/tenant-scripts';
+import type { ShardRouter } from '../../lib/shards/shard-router';
+import type { LaneKeys } from '../../lib/redis/lane-keys';
 import { shardOf } from '../../lib/shards/shard-hash';
 import { dirty, drain, engineFixture, keysOf, rejects, waitFor } from '../support/engine';
 import { lanesOn, lanesPerShard } from '../support/lanes';
@@ -546,6 +548,52 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
       expect(await lanes.lane(q, g)).toMatchObject({ tenant: 'acme', weight: 4, pending: 1 });
       await lanesOn(client, { shardsOnOneServer: true }).submit(q, g, 2, { tenant: 'acme' });
       expect((await lanes.lane(q, g)).pending).toBe(2);
+    }
+  });
+
+  it('a process that binds a lane by the old map just as it reads the new one binds it again in the lane\'s new home', async () => {
+    const q = queues.queue();
+    const k = keysOf(q);
+    let g = 'lane-0';
+    for (let i = 0; shardOf(g, 2) === shardOf(g, 6) || shardOf(g, 6) === shardOf('acme', 6) || shardOf(g, 2) === shardOf('acme', 2); i++) g = `lane-${i}`;
+    await lanes.shards(q, 2);
+    const old = lanesOn(client, { shardsOnOneServer: true });
+    expect(await old.shardCount(q)).toBe(2);
+    await lanes.shards(q, 6);
+    // Its binding in the lane's old home is answered after it has read the new map.
+    const ctx = (old as unknown as { ctx: { scripts: LaneScripts; shards: ShardRouter; keysOf(q: string): LaneKeys } }).ctx;
+    const bindLanes = ctx.scripts.bindLanes.bind(ctx.scripts);
+    ctx.scripts.bindLanes = (async (...args: Parameters<LaneScripts['bindLanes']>) => {
+      const r = await bindLanes(...args);
+      await ctx.shards.counts.reread(ctx.keysOf(q));
+      return r;
+    }) as LaneScripts['bindLanes'];
+    await old.submit(q, g, 1, { tenant: 'acme' });
+    expect(await client.hget(k.shardKeys(shardOf(g, 6)).bound, g)).toBe('acme');
+    await lanesOn(client, { shardsOnOneServer: true }).submit(q, g, 2);
+    await old.submit(q, g, 3);
+    expect(await client.zcard(k.shardKeys(shardOf('acme', 6)).lane(g))).toBe(3);
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: 'acme', pending: 3 });
+  });
+
+  it('a lane kept under its tenant by a setting alone is still the tenant\'s after a change moves the tenant, down to one shard', async () => {
+    for (const [from, to] of [[2, 6], [4, 1]]) {
+      const q = queues.queue();
+      let t = 'tenant-0';
+      for (let i = 0; shardOf(t, from) === shardOf(t, to); i++) t = `tenant-${i}`;
+      await lanes.shards(q, from);
+      await lanes.submit(q, 'g', 0, { tenant: t });
+      await lanes.weight(q, 'g', 3);
+      const j = (await lanes.claim(q))!;
+      await lanes.complete(q, j.id, j.attempt);
+      expect(await lanes.lane(q, 'g')).toMatchObject({ tenant: t, weight: 3 });
+      await lanes.shards(q, to);
+      const fresh = lanesOn(client, { shardsOnOneServer: true });
+      expect(await fresh.lane(q, 'g')).toMatchObject({ tenant: t, weight: 3 });
+      expect((await fresh.tenant(q, t)).lanes).toBe(1);
+      await fresh.submit(q, 'g', 1);
+      await fresh.submit(q, 'g', 2, { tenant: t });
+      expect(await fresh.lane(q, 'g')).toMatchObject({ tenant: t, pending: 2 });
     }
   });
 
