@@ -50,7 +50,7 @@ for o = 2, #ARGV, 4 do
     fresh[group] = tenant
   elseif not current and fresh[group] == nil then
     -- NOTE: a lane whose jobs are here (its tenant's shard is its home) under this very tenant is
-    -- bound to it (its binding was lost: a change of the shard count drops them all).
+    -- bound to it: its binding was lost.
     if laneHoldsJob(base, group) then
       local own = not away and rcall('GET', base .. 'g:' .. group .. ':tenant')
       if own ~= tenant then return { 'tenant', item, own or '' } end

@@ -18,10 +18,12 @@
   ARGV[3] tenant  the tenant it leaves ('out') or joins ('in')
   ARGV[4] mode    'out', 'in' or 'join'
 
-  Reply: { 'ok' }; or, with nothing written, { 'held' } when mode 'out' finds the lane holding jobs.
+  Reply: { 'ok' }; or, with nothing written, { 'held' } when mode 'out' or 'join' finds the lane
+  holding jobs.
   Clock: none.
   Derived keys: the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive and
-  emq:{q}:gparked (see laneParked), from ARGV[1].
+  emq:{q}:gparked (see laneParked); with 'join', the lane's tenant emq:{q}:g:<group>:tenant, the
+  tenant's lanes, emq:{q}:tenants and emq:{q}:meta (see laneRing's adopt); from ARGV[1].
   A change of the shard count's call ends KEYS with the shard's emq:{q}:shardgen and ARGV with the
   fence it wrote there, and writes nothing where the shard holds another (see includes/changeFence).
 ]]

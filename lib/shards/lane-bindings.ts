@@ -22,9 +22,10 @@ export class LaneBindings {
   }
 
   /**
-   * Remembers lane `group` bound to `tenant`, as learnt (or bound) by the shard map of gen `gen`:
-   * nothing when that is not known (undefined) or the queue's map has changed since (a binding made by the old map, in the lane's old
-   * home, answered after this process read the new one: the new home must be asked, or bound, again).
+   * Remembers lane `group` bound to `tenant`, as learnt (or bound) by the shard map of gen `gen`.
+   * Nothing when that is not known (undefined) or the queue's map has changed since: a binding made
+   * by the old map, in the lane's old home, answered after this process read the new one; the new
+   * home must be asked, or bound, again.
    */
   remember(queue: string, group: string, tenant: string, gen: string | undefined): void {
     if (gen === undefined) return;
