@@ -61,19 +61,19 @@ export class LaneSharding {
     // NOTE: one change at a time (two at once could each fence some shards for its own map), and
     // by the map read above: one that another change replaced meanwhile is refused.
     const token = randomBytes(6).toString('hex');
-    if (!(await this.ctx.scripts.setShards(k, count, 'lock', null, token)).empty) {
+    if (!(await this.ctx.scripts.changeLock(k, count, token, 'take'))) {
       throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
     }
     // NOTE: the lock lives a few seconds and is renewed every second while the change runs, so one
     // whose process died holds the queue no longer than that.
-    const renew = setInterval(() => void this.ctx.scripts.setShards(k, count, 'lock', null, token, true).catch(() => undefined), LOCK_RENEW_MS);
+    const renew = setInterval(() => void this.ctx.scripts.changeLock(k, count, token, 'renew').catch(() => undefined), LOCK_RENEW_MS);
     try {
       const still = await this.ctx.shards.readMap(k);
       if (still.n !== now.n || still.gen !== now.gen) throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
       await this.fenceAndStore(k, count, tags, oldShards, newShards, token);
     } finally {
       clearInterval(renew);
-      await this.ctx.scripts.setShards(k, count, 'unlock', null, token);
+      await this.ctx.scripts.changeLock(k, count, token, 'release');
     }
   }
 
@@ -89,11 +89,10 @@ export class LaneSharding {
     // the fences it replaced, each only while it still holds the one this call wrote: a call that
     // stalled past its lock must not put an old map's fence over a later change's.
     const fenced: { shard: LaneKeys; fence: string | null; wrote: string }[] = [];
-    const restore = (): Promise<unknown> => Promise.all(fenced.map(({ shard, fence, wrote }) =>
-      this.ctx.scripts.setShards(shard, count, 'restore', null, fence ?? '', fence !== null, wrote)));
+    const restore = (): Promise<unknown> => Promise.all(fenced.map(({ shard, fence, wrote }) => this.ctx.scripts.restoreFence(shard, count, fence, wrote)));
     for (const shard of [...newShards, ...dropped]) {
       const fence = dropped.includes(shard) ? `-${gen}` : gen;
-      const r = await this.ctx.scripts.setShards(shard, count, 'fence', null, fence);
+      const r = await this.ctx.scripts.setShards(shard, count, 'fence', fence);
       if (!r.empty) {
         await restore();
         const i = oldShards.indexOf(shard);
@@ -112,7 +111,7 @@ export class LaneSharding {
     // change stops (UNAVAILABLE) if it is no longer this call's: a call that stalled past its lock
     // must not write over what a mend or a later change did meanwhile.
     const held = async (): Promise<void> => {
-      if (!(await this.ctx.scripts.setShards(k, count, 'lock', null, token, true)).empty) {
+      if (!(await this.ctx.scripts.changeLock(k, count, token, 'renew'))) {
         throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
       }
     };
@@ -137,9 +136,9 @@ export class LaneSharding {
       await bindings.apply(rebind.before, count, fences, held);
       // NOTE: stored only while the lock is still this call's: a call that stalled past it may have
       // had its fences put back meanwhile (shards/fence-mend.ts).
-      const { empty, lockLost } = await this.ctx.scripts.setShards(k, count, 'set', tags, gen, token);
+      const { stored, lockLost } = await this.ctx.scripts.storeShardMap(k, count, tags, gen, token);
       if (lockLost) throw new EchoMqError(shardsChanging(k.queue), { code: 'UNAVAILABLE', queue: k.queue });
-      if (!empty) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
+      if (!stored) throw new EchoMqError(shardsNotEmpty(k.queue, 0), { code: 'NOT_EMPTY', queue: k.queue });
     } catch (err) {
       // NOTE: the map was not stored: the fences go back to the map in force (a copy of a setting
       // may stay in a new shard, as the settings move says; the old count's bindings are whole).

@@ -406,25 +406,47 @@ export class LaneScripts {
   }
 
   /**
-   * Checks that shard `k` holds no job ('check'), or on shard 0 checks and stores the queue's shard
-   * map, `n`, its shards' `tags` and the map's `gen` ('set'), or fences a shard for the new map if it
-   * holds no job ('fence', `gen`
-   * the fence: the map's gen, '' for none), or puts back the fence one had (`restore`, `gen` the fence,
-   * `had` false for none), or takes ('lock', `gen` the caller's
-   * token; `empty` false when another holds it; `had` true: only renews the caller's own) or gives
-   * back ('unlock') the queue's change lock;
-   * whether the shard was empty (nothing written when not), the count before, and the fence a 'fence'
-   * replaced (null: none). With 'set', `had` is the caller's lock token: `lockLost` (and nothing
-   * written) when the lock is no longer the caller's. With 'restore', `expect` (when given) is the
-   * fence the shard must still hold ('' none) for it to be put back.
+   * Checks that shard `k` holds no job ('check'), or fences it for a new shard map if it holds no job
+   * ('fence', `fence` the map's gen, '-' and it for a shard the map drops): whether the shard was
+   * empty (nothing written when not), the count stored before, and the fence a 'fence' replaced
+   * (null: none). See lua/setShards, as for the calls below.
    */
-  async setShards(k: LaneKeys, n: number, mode: 'check' | 'set' | 'fence' | 'restore' | 'lock' | 'unlock', tags: string[] | null = null, gen = '',
-    had: boolean | string = false, expect?: string): Promise<{ empty: boolean; before: number; fence: string | null; lockLost: boolean }> {
-    const sixth = typeof had === 'string' ? had : had ? '1' : '';
-    const args: (string | number)[] = [k.base, n, mode, tags ? JSON.stringify(tags) : '', gen, sixth];
-    if (expect !== undefined) args.push(expect);
-    const [empty, before, fence, was] = (await this.run('shards', k.queue, 'setShards', [k.shards], args)) as [number, number, string?, number?];
-    return { empty: Number(empty) === 1, before: Number(before), fence: Number(was) === 1 ? String(fence) : null, lockLost: Number(empty) === -1 };
+  async setShards(k: LaneKeys, n: number, mode: 'check' | 'fence', fence = ''): Promise<{ empty: boolean; before: number; fence: string | null }> {
+    const [empty, before, was, had] = (await this.shardCall(k, n, mode, '', fence)) as [number, number, string?, number?];
+    return { empty: Number(empty) === 1, before: Number(before), fence: Number(had) === 1 ? String(was) : null };
+  }
+
+  /**
+   * On shard 0, checks that it holds no job and stores the queue's shard map (`n`, its shards' `tags`,
+   * the map's `gen`) while the change lock is still `token`'s: `stored` false when the shard holds
+   * a job, `lockLost` when the lock is another's or gone (nothing written either way).
+   */
+  async storeShardMap(k: LaneKeys, n: number, tags: string[] | null, gen: string, token: string): Promise<{ stored: boolean; lockLost: boolean }> {
+    const [ok] = (await this.shardCall(k, n, 'set', tags ? JSON.stringify(tags) : '', gen, token)) as [number];
+    return { stored: Number(ok) === 1, lockLost: Number(ok) === -1 };
+  }
+
+  /**
+   * Puts shard `k`'s fence back to `fence` (null: none), only while the shard still holds `expect`
+   * ('' none; undefined: whatever it holds). Whether it did.
+   */
+  async restoreFence(k: LaneKeys, n: number, fence: string | null, expect?: string): Promise<boolean> {
+    const [ok] = (await this.shardCall(k, n, 'restore', '', fence ?? '', fence !== null ? '1' : '', ...(expect === undefined ? [] : [expect]))) as [number];
+    return Number(ok) === 1;
+  }
+
+  /**
+   * The queue's change lock (on shard 0's keys), for `token`: 'take' it unless another holds it,
+   * 'renew' it only while it is still `token`'s, 'release' it if it is. Whether the lock is `token`'s
+   * ('take', 'renew').
+   */
+  async changeLock(k: LaneKeys, n: number, token: string, act: 'take' | 'renew' | 'release'): Promise<boolean> {
+    const [ok] = (await this.shardCall(k, n, act === 'release' ? 'unlock' : 'lock', '', token, act === 'renew' ? '1' : '')) as [number];
+    return Number(ok) === 1;
+  }
+
+  private shardCall(k: LaneKeys, n: number, mode: string, tags: string, ...rest: string[]): Promise<Reply> {
+    return this.run('shards', k.queue, 'setShards', [k.shards], [k.base, n, mode, tags, ...rest]);
   }
 
   /**
@@ -433,7 +455,7 @@ export class LaneScripts {
    * there (`fence`). False when the fence has changed since (nothing written).
    */
   async shardMeta(k: LaneKeys, n: number, fence: string, fair: string, paused: boolean): Promise<boolean> {
-    const [ok] = (await this.run('shards', k.queue, 'setShards', [k.shards], [k.base, n, 'meta', '', fence, fair, paused ? '1' : ''])) as [number];
+    const [ok] = (await this.shardCall(k, n, 'meta', '', fence, fair, paused ? '1' : '')) as [number];
     return Number(ok) === 1;
   }
 
@@ -443,8 +465,8 @@ export class LaneScripts {
    * `ungone` lanes whose records of leaving a tenant go. False when the fence has changed (nothing written).
    */
   async shardBindings(k: LaneKeys, n: number, fence: string, bind: [string, string][], unbind: string[], ungone: string[]): Promise<boolean> {
-    const [ok] = (await this.run('shards', k.queue, 'setShards', [k.shards],
-      [k.base, n, 'bindings', '', fence, bind.length, ...bind.flat(), unbind.length, ...unbind, ungone.length, ...ungone])) as [number];
+    const [ok] = (await this.shardCall(k, n, 'bindings', '', fence, String(bind.length), ...bind.flat(), String(unbind.length), ...unbind,
+      String(ungone.length), ...ungone)) as [number];
     return Number(ok) === 1;
   }
 

@@ -22,9 +22,8 @@ export class FenceMend {
    * map's fence. Returns whether it did (false: a change holds the lock, or the map changed).
    */
   async mend(k: LaneKeys, map: { n: number; gen: string }): Promise<boolean> {
-    if ((await this.read('shards', k, this.client.exists(k.resharding))) > 0) return false;
     const token = randomBytes(6).toString('hex');
-    if (!(await this.scripts.setShards(k, map.n, 'lock', null, token)).empty) return false;
+    if (!(await this.scripts.changeLock(k, map.n, token, 'take'))) return false;
     try {
       const now = toShardMap(k.queue, await this.read('shards', k, readShardMap(this.client, k)));
       if (now.n !== map.n || (now.gen ?? '') !== map.gen) return false;
@@ -34,10 +33,10 @@ export class FenceMend {
       // only while it holds what was read here: this call's lock may lapse before it gets there (it
       // is not renewed), and a later change's fences must stand.
       await Promise.all(shards.map((s, i) => ((fences[i] ?? '') === map.gen ? undefined
-        : this.scripts.setShards(s, now.n, 'restore', null, map.gen, map.gen !== '', fences[i] ?? ''))));
+        : this.scripts.restoreFence(s, now.n, map.gen === '' ? null : map.gen, fences[i] ?? ''))));
       return true;
     } finally {
-      await this.scripts.setShards(k, map.n, 'unlock', null, token);
+      await this.scripts.changeLock(k, map.n, token, 'release');
     }
   }
 }

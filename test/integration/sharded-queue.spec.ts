@@ -28,14 +28,15 @@ async function drainOneByOne(lanes: LanesService, q: string): Promise<LaneJob[]>
 function dyingChange(client: IORedis, dies: 'before' | 'after'): LanesService {
   const dying = lanesOn(client, { shardsOnOneServer: true });
   const scripts = (dying as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
-  const real = scripts.setShards.bind(scripts);
+  const run = scripts.run.bind(scripts);
   let stored = false;
-  scripts.setShards = (async (...args: Parameters<LaneScripts['setShards']>) => {
-    if (stored || (dies === 'before' && args[2] === 'set')) throw new Error('the process died');
-    const r = await real(...args);
-    stored = args[2] === 'set';
+  scripts.run = (async (...args: Parameters<LaneScripts['run']>) => {
+    const store = args[2] === 'setShards' && args[4][2] === 'set';
+    if (stored || (dies === 'before' && store)) throw new Error('the process died');
+    const r = await run(...args);
+    stored = store;
     return r;
-  }) as LaneScripts['setShards'];
+  }) as LaneScripts['run'];
   return dying;
 }
 
@@ -386,7 +387,7 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     const scripts = (lanes as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
     await client.set(k.resharding, 'mender', 'PX', 3_000);
     const before = await dirty(client);
-    const r = await scripts.setShards(k, 4, 'set', null, 'beef', 'stalled');
+    const r = await scripts.storeShardMap(k, 4, null, 'beef', 'stalled');
     expect(r.lockLost).toBe(true);
     expect(await dirty(client)).toBe(before);
     expect(await client.hget(k.shards, 'gen')).toBe(gen);
@@ -401,17 +402,17 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     await lanes.shards(q, 2);
     const old = (await client.hget(k.shards, 'gen'))!;
     // A change to 4 fences shards 0 and 1 and stalls; its lock lapses, and another change (to 3) runs to its end.
-    for (const i of [0, 1]) await scripts.setShards(k.shardKeys(i), 4, 'fence', null, 'c0ffee');
+    for (const i of [0, 1]) await scripts.setShards(k.shardKeys(i), 4, 'fence', 'c0ffee');
     await lanes.shards(q, 3);
     const gen = (await client.hget(k.shards, 'gen'))!;
     // The stalled change wakes and puts back the fences it replaced: none goes over the later change's.
     for (const i of [0, 1]) {
-      expect((await scripts.setShards(k.shardKeys(i), 4, 'restore', null, old, true, 'c0ffee')).empty).toBe(false);
+      expect(await scripts.restoreFence(k.shardKeys(i), 4, old, 'c0ffee')).toBe(false);
       expect(await client.get(k.shardKeys(i).shardGen)).toBe(gen);
     }
     // Where its own fence is still there, it goes back.
-    await scripts.setShards(k.shardKeys(2), 4, 'fence', null, 'c0ffee');
-    expect((await scripts.setShards(k.shardKeys(2), 4, 'restore', null, gen, true, 'c0ffee')).empty).toBe(true);
+    await scripts.setShards(k.shardKeys(2), 4, 'fence', 'c0ffee');
+    expect(await scripts.restoreFence(k.shardKeys(2), 4, gen, 'c0ffee')).toBe(true);
     expect(await client.get(k.shardKeys(2).shardGen)).toBe(gen);
     // Nor do its other late writes land: the bindings and the queue's pause of the later change's shards stand.
     let g = 'lane-0';
@@ -495,22 +496,19 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     for (let i = 0; shardOf(home, 4) !== shardOf('acme', 4); i++) home = `lane-${i}`;
     const changing = lanesOn(client, { shardsOnOneServer: true });
     const scripts = (changing as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
-    const real = scripts.setShards.bind(scripts);
+    const real = scripts.storeShardMap.bind(scripts);
     let once = true;
     // Once the map is stored, before the change's last steps, a process that reads it submits under the tenant.
-    scripts.setShards = (async (...args: Parameters<LaneScripts['setShards']>) => {
-      if (args[2] === 'set') {
-        const r = await real(...args);
-        if (once) {
-          once = false;
-          const early = lanesOn(client, { shardsOnOneServer: true });
-          await early.submit(q, away, { i: 1 }, { tenant: 'acme' });
-          await early.submit(q, home, { i: 1 }, { tenant: 'acme' });
-        }
-        return r;
+    scripts.storeShardMap = (async (...args: Parameters<LaneScripts['storeShardMap']>) => {
+      const r = await real(...args);
+      if (once) {
+        once = false;
+        const early = lanesOn(client, { shardsOnOneServer: true });
+        await early.submit(q, away, { i: 1 }, { tenant: 'acme' });
+        await early.submit(q, home, { i: 1 }, { tenant: 'acme' });
       }
-      return real(...args);
-    }) as LaneScripts['setShards'];
+      return r;
+    }) as LaneScripts['storeShardMap'];
     await changing.shards(q, 4);
     const later = lanesOn(client, { shardsOnOneServer: true });
     await later.submit(q, away, { i: 2 });
