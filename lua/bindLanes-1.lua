@@ -4,16 +4,25 @@
   tenant and all its lanes share one shard); its home keeps the binding, emq:{q}:bound (lane ->
   tenant), so that a submit naming no tenant, sent home, learns where the lane lives (see submit's
   ARGV[12] and submitMany's 'b'). The home's binding is the truth; the shards' records of lanes
-  gone from a tenant (moveLane) follow it. shards() drops every binding.
+  gone from a tenant (moveLane) follow it. shards() moves each binding to the lane's home under the new count (setShards mode 'bindings').
 
   KEYS[1] bound  emq:{q}:bound (of the lanes' home shard)
 
   ARGV[1] base   'emq:{q}:' of that shard; must be the prefix of KEYS[1]
-  then 4 values per lane: group, tenant, away ('1' when the tenant's shard is not this one), and
-  from: '' to bind a lane bound to no tenant, or the tenant it is bound to now, to move it (its
-  shard has checked that it holds no job and recorded it gone: moveLane 'out')
+  then 5 values per lane: group, tenant, away ('1' when the tenant's shard is not this one), from:
+  '' to bind a lane bound to no tenant, or the tenant it is bound to now, to move it (its shard has
+  checked that it holds no job and recorded it gone: moveLane 'out'), and expect: '' for any, or
+  the binding's version (below) as the caller read it before it began. Tenant '' with `from`:
+  unbind the lane (its tenant's shard has recorded it released: moveLane 'release'). Tenant equal to
+  `from` and to the binding, with `expect`: bind it again, only raising its version (a submit naming
+  that tenant clears the record of a move or release that has not reached the home, see
+  LanePlacement.learn: any such move or release then finds the binding changed and stops).
+  Versions: emq:{q}:boundv (lane -> a count raised by every write of the lane's binding here), so a
+  move or release that read the binding, then spent round trips in other shards, writes only if
+  nothing changed it meanwhile.
 
   Reply: { 'ok' } when every lane given is bound to its tenant now; with nothing written,
+  { 'changed', i } when lane i's version is not `expect`;
   { 'tenant', i, current } when lane i (1-based) is bound to another tenant (current) than `from`, or holds
   jobs here (pending, scheduled, active or dead, see laneHoldsJob) under none (current '') or, bound to
   none, under another than the one given (current: that one; a lane of this shard's own tenant whose
@@ -21,7 +30,7 @@
   here (weight, ceiling, rate, pause, order) and its tenant's shard is another one: they would stay
   behind, read by nobody.
   Clock: none.
-  Derived keys: the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive, emq:{q}:gparked
+  Derived keys: emq:{q}:boundv (the versions), the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive, emq:{q}:gparked
   (see laneParked) and the lane index
   emq:{q}:lanes (an entry without pending jobs is a lane with settings), from ARGV[1].
   A change of the shard count's call ends KEYS with the shard's emq:{q}:shardgen and ARGV with the
@@ -34,21 +43,28 @@ local rcall = redis.call
 if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base = ARGV[1]
-if KEYS[1] ~= base .. 'bound' or (#ARGV - 1) % 4 ~= 0 then
+if KEYS[1] ~= base .. 'bound' or (#ARGV - 1) % 5 ~= 0 then
   return redis.error_reply('ERR echomq: bindLanes arguments do not match its keys')
 end
-local fresh = {}
-for o = 2, #ARGV, 4 do
-  local group, tenant, away, from = ARGV[o], ARGV[o + 1], ARGV[o + 2] == '1', ARGV[o + 3]
-  local item = (o + 2) / 4
-  if group == '' or tenant == '' then
+local versions = base .. 'boundv'
+local fresh, again = {}, {}
+for o = 2, #ARGV, 5 do
+  local group, tenant, away, from, expect = ARGV[o], ARGV[o + 1], ARGV[o + 2] == '1', ARGV[o + 3], ARGV[o + 4]
+  local item = (o + 3) / 5
+  if group == '' or (tenant == '' and from == '') then
     return redis.error_reply('ERR echomq: bindLanes needs a group and a tenant for every lane')
   end
+  if expect ~= '' and (rcall('HGET', versions, group) or '0') ~= expect then return { 'changed', item } end
   local current = rcall('HGET', KEYS[1], group)
   if current and current ~= tenant and current ~= from then return { 'tenant', item, current } end
-  if current and current ~= tenant then
+  if tenant == '' then
+    if current ~= from then return { 'tenant', item, current or '' } end
+    fresh[group] = false
+  elseif current and current ~= tenant then
     fresh[group] = tenant
-  elseif not current and fresh[group] == nil then
+  elseif current then
+    if expect ~= '' then again[#again + 1] = group end
+  elseif fresh[group] == nil then
     -- NOTE: a lane whose jobs are here (its tenant's shard is its home) under this very tenant is
     -- bound to it: its binding was lost.
     if laneHoldsJob(base, group) then
@@ -61,5 +77,9 @@ for o = 2, #ARGV, 4 do
     return { 'tenant', item, fresh[group] }
   end
 end
-for group, tenant in pairs(fresh) do rcall('HSET', KEYS[1], group, tenant) end
+for group, tenant in pairs(fresh) do
+  if tenant then rcall('HSET', KEYS[1], group, tenant) else rcall('HDEL', KEYS[1], group) end
+  rcall('HINCRBY', versions, group, '1')
+end
+for i = 1, #again do rcall('HINCRBY', versions, again[i], '1') end
 return { 'ok' }

@@ -10,16 +10,21 @@
   Mode 'join', in the shard of the lane's tenant, by a change of the shard count that has just
   copied the lane's settings there (it holds no job): the lane is adopted by the tenant there, as a
   lane with a setting keeps its tenant (laneRing's adopt).
+  Mode 'release', in the shard of the tenant a lane is bound to, by a submit that named no tenant
+  and found the lane there holding no job and no tenant (it let its tenant go with its last job and
+  has no setting): records the lane gone from that tenant, as 'out' does, before its home drops the
+  binding (bindLanes with no tenant), so that the lane becomes one of no tenant in its home, as on
+  an unsharded queue. Refuses while the lane holds a job or has a tenant here again.
 
   KEYS[1] unbound  emq:{q}:unbound (of the shard)
 
   ARGV[1] base    'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] group   the lane
   ARGV[3] tenant  the tenant it leaves ('out') or joins ('in')
-  ARGV[4] mode    'out', 'in' or 'join'
+  ARGV[4] mode    'out', 'in', 'join' or 'release'
 
-  Reply: { 'ok' }; or, with nothing written, { 'held' } when mode 'out' or 'join' finds the lane
-  holding jobs.
+  Reply: { 'ok' }; or, with nothing written, { 'held' } when mode 'out', 'join' or 'release' finds
+  the lane holding jobs (or 'release' finds it under a tenant).
   Clock: none.
   Derived keys: the lane's pending set emq:{q}:g:<group>:pending, emq:{q}:gactive and
   emq:{q}:gparked (see laneParked); with 'join', the lane's tenant emq:{q}:g:<group>:tenant, the
@@ -35,7 +40,7 @@ local rcall = redis.call
 if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base, group, tenant, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-if KEYS[1] ~= base .. 'unbound' or group == '' or tenant == '' or (mode ~= 'out' and mode ~= 'in' and mode ~= 'join') then
+if KEYS[1] ~= base .. 'unbound' or group == '' or tenant == '' or (mode ~= 'out' and mode ~= 'in' and mode ~= 'join' and mode ~= 'release') then
   return redis.error_reply('ERR echomq: moveLane arguments do not match its keys')
 end
 if mode == 'join' then
@@ -48,5 +53,6 @@ if mode == 'in' then
   return { 'ok' }
 end
 if laneHoldsJob(base, group) then return { 'held' } end
+if mode == 'release' and rcall('EXISTS', base .. 'g:' .. group .. ':tenant') == 1 then return { 'held' } end
 rcall('HSET', KEYS[1], group, tenant)
 return { 'ok' }

@@ -58,7 +58,7 @@
   Clock: none.
   Derived keys: active, schedule, dead, pending (the flat set) and lanes (the lane index: a lane of
   depth >= 1 holds a pending job; a head entry alone may outlive its lane's jobs, see headBack) of
-  the same shard, its bound and unbound (mode 'bindings'), its shardgen and resharding, from ARGV[1].
+  the same shard, its bound, boundv and unbound (mode 'bindings'), its shardgen and resharding, from ARGV[1].
 ]]
 local rcall = redis.call
 --- @include "headEntry"
@@ -85,10 +85,16 @@ if mode == 'bindings' then
   -- lanes whose records of leaving a tenant go (see lib/shards/bindings-move.ts).
   local o = 6
   local p = tonumber(ARGV[o]) or 0
-  for i = o + 1, o + 2 * p, 2 do rcall('HSET', base .. 'bound', ARGV[i], ARGV[i + 1]) end
+  -- NOTE: each binding written or dropped raises its version, as bindLanes does: a release or move
+  -- that read it before writes nothing over it.
+  for i = o + 1, o + 2 * p, 2 do
+    rcall('HSET', base .. 'bound', ARGV[i], ARGV[i + 1])
+    rcall('HINCRBY', base .. 'boundv', ARGV[i], '1')
+  end
   o = o + 2 * p + 1
   local q = tonumber(ARGV[o]) or 0
   if q > 0 then rcall('HDEL', base .. 'bound', unpack(ARGV, o + 1, o + q)) end
+  for i = o + 1, o + q do rcall('HINCRBY', base .. 'boundv', ARGV[i], '1') end
   o = o + q + 1
   local r = tonumber(ARGV[o]) or 0
   if r > 0 then rcall('HDEL', base .. 'unbound', unpack(ARGV, o + 1, o + r)) end

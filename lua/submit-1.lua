@@ -35,7 +35,11 @@
                       bindLanes) lives in its tenant's shard, so the reply then says which tenant,
                       and nothing is written. A submit naming a tenant is sent to the tenant's
                       shard: a lane recorded gone from that tenant there (emq:{q}:unbound, see
-                      moveLane) has moved, so the reply says to ask its home ('moved', '')
+                      moveLane) has moved, so the reply says to ask its home ('moved', '');
+                      '2' when the tenant is not the submit's but the lane's binding, as the
+                      caller knows it: a lane here under another tenant than it has moved ('moved',
+                      ''), and one under none that holds no job has let it go ('moved', '-': its
+                      home is to drop the binding, see moveLane 'release'), nothing written
   ARGV[13] gen        optional: the gen of the shard map the submit was routed by ('' or absent: a
                       queue never sharded). A shard whose fence (emq:{q}:shardgen, see setShards; none
                       reads as '') names another admits nothing: the reply says so ('stale'), and the
@@ -45,7 +49,7 @@
   jobs under another tenant (current, '' for none) than ARGV[10] names: nothing is written;
   { 'full', n } when the lane already holds its maxDepth n (see laneDepth): nothing is written;
   { 'moved', tenant } when ARGV[12] asked and the lane is bound to `tenant` ('' when the lane has
-  left the tenant named: ask its home): nothing is written; { 'stale' } when the shard is fenced
+  left the tenant named: ask its home; '-' when it let the tenant of its binding go): nothing is written; { 'stale' } when the shard is fenced
   for another map than ARGV[13]'s: nothing is written.
   Clock: server TIME (submitted_at, due time of a delayed job).
   Derived keys: emq:{q}:job:<existing id> and emq:{q}:kept:<dedupKey> (a kept completion's dedup
@@ -56,6 +60,7 @@
 local rcall = redis.call
 --- @include "nowMs"
 --- @include "admit"
+--- @include "laneHoldsJob"
 --- @include "numberOf"
 --- @include "compatMode"
 --- @include "laneDepth"
@@ -78,7 +83,7 @@ local tenant = ARGV[10] or ''
 -- NOTE: a submit routed by a map older (or newer) than the shard's could put its job where the map
 -- in force does not look for it, or a lane's jobs in two shards: refused, before anything is written.
 if (rcall('GET', base .. 'shardgen') or '') ~= (ARGV[13] or '') then return { 'stale' } end
-if ARGV[12] == '1' then
+if ARGV[12] == '1' or ARGV[12] == '2' then
   if tenant == '' then
     local bound = rcall('HGET', base .. 'bound', group)
     if bound then return { 'moved', bound } end
@@ -92,6 +97,9 @@ if cost ~= '' and not string.match(cost, '^[1-9]%d?%d?%d?%d?%d?$') and cost ~= '
 end
 local retag = false
 local before = tenant ~= '' and (select(3, laneRing(base, group)) or '')
+if ARGV[12] == '2' and before ~= tenant then
+  return { 'moved', (before == '' and not laneHoldsJob(base, group, K[7])) and '-' or '' }
+end
 if tenant ~= '' and before ~= tenant then
   local current = tenantOps().conflict(base, group, tenant, K[7], before)
   if current then return { 'tenant', current } end

@@ -22,7 +22,9 @@
                      these with 'b' appended on a shard of a sharded queue: the jobs naming no tenant
                      are checked against the lanes bound to a tenant here (emq:{q}:bound, see
                      bindLanes), which live in their tenant's shard, and the jobs naming one
-                     against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane);
+                     against the lanes recorded gone from it here (emq:{q}:unbound, see moveLane),
+                     and a job's tenant may open with '{': the lane's binding as the caller knows
+                     it, not the job's (see the reply 'moved');
                      then optionally ':' .. gen, the gen of the shard map the call was routed by
                      (none: a queue never sharded): a shard whose fence (emq:{q}:shardgen, see
                      setShards; none reads as '') names another admits nothing
@@ -50,8 +52,10 @@
   item, n } when item would take its lane past its maxDepth n (see laneDepth): nothing is written.
   A check-only call replies { 'room', group, room, new, n, ... } for the lanes with a maxDepth.
   With 'b': { 'moved', group, tenant, ... } for every lane named by a job that names no tenant and
-  bound to a tenant here, and (tenant '') every lane gone from the tenant a job names for it:
-  nothing is written; { 'stale' } when the shard is fenced for another map: nothing is written.
+  bound to a tenant here, and (tenant '') every lane gone from the tenant a job names for it, or
+  here under another tenant than the binding a job was sent by, and (tenant '-') every lane sent by
+  its binding that is here under no tenant and holds no job (it let the tenant go: its home is to
+  drop the binding, see moveLane 'release'): nothing is written; { 'stale' } when the shard is fenced for another map: nothing is written.
   Clock: server TIME.
   Derived keys: emq:{q}:job:<id>, emq:{q}:g:<group>:pending, emq:{q}:kept:<dedupKey>, emq:{q}:gdepth
   and emq:{q}:gdelayed (see laneDepth), the lane's
@@ -125,6 +129,20 @@ if (rcall('GET', base .. 'shardgen') or '') ~= gen then return { 'stale' } end
 -- there, so the caller is told where (all such lanes of the chunk at once) before anything is written.
 if bindCheck then
   local groups, seen, named, namedSeen = {}, {}, {}, {}
+  -- NOTE: a tenant opening with '{' is the lane's binding as the caller knows it, not the item's
+  -- (a name never holds '{'): taken off here, and its lane checked below unless an item names it.
+  local viaBinding, ownTenant, viaOrder = {}, {}, {}
+  for i = 0, tenantAt and n - 1 or -1 do
+    local at, g = 3 + i * stride + tenantAt, ARGV[3 + i * stride + 1]
+    local t = ARGV[at]
+    if string.byte(t, 1) == 123 then
+      ARGV[at] = string.sub(t, 2)
+      if not viaBinding[g] then viaOrder[#viaOrder + 1] = g end
+      viaBinding[g] = ARGV[at]
+    elseif t ~= '' then
+      ownTenant[g] = true
+    end
+  end
   for i = 0, n - 1 do
     local g = ARGV[3 + i * stride + 1]
     local t = tenantAt and ARGV[3 + i * stride + tenantAt] or ''
@@ -136,7 +154,7 @@ if bindCheck then
       named[#named + 1] = g
     end
   end
-  local moved = { 'moved' }
+  local moved, left = { 'moved' }, {}
   for first = 1, #named, 1000 do
     local last = math.min(#named, first + 999)
     local gone = rcall('HMGET', base .. 'unbound', unpack(named, first, last))
@@ -144,6 +162,7 @@ if bindCheck then
       if gone[i - first + 1] == namedSeen[named[i]] then
         moved[#moved + 1] = named[i]
         moved[#moved + 1] = ''
+        left[named[i]] = true
       end
     end
   end
@@ -154,6 +173,24 @@ if bindCheck then
       if bound[i - first + 1] then
         moved[#moved + 1] = groups[i]
         moved[#moved + 1] = bound[i - first + 1]
+      end
+    end
+  end
+  -- NOTE: a lane sent by its binding that is here under another tenant has moved (ask its home:
+  -- ''); one under none that holds no job has let the tenant go ('-': its home is to drop the
+  -- binding, see moveLane 'release'), unless an item of the call names a tenant for it.
+  local checked = {}
+  for i = 1, #viaOrder do
+    local g = viaOrder[i]
+    if not ownTenant[g] and not left[g] then checked[#checked + 1] = g end
+  end
+  if #checked > 0 then
+    local now = laneTenants(base, checked)
+    for i = 1, #checked do
+      local g = checked[i]
+      if now[g] ~= viaBinding[g] then
+        moved[#moved + 1] = g
+        moved[#moved + 1] = (now[g] == '' and not laneHoldsJob(base, g, KEYS[5])) and '-' or ''
       end
     end
   end

@@ -43,7 +43,7 @@ export class LaneAdmission {
       }
       if (isMoved(reply)) {
         // NOTE: where the lane lives is learnt again; the next pass goes there.
-        await this.placement.learn(k0, n, reply.moved, () => sent.tenant, moved++);
+        await this.placement.learn(k0, n, reply.moved, () => sent, moved++);
         continue;
       }
       const r = this.admitted(k.queue, [sent], '', reply);
@@ -117,7 +117,9 @@ export class LaneAdmission {
         });
         if (got.moved) {
           learnt = true;
-          await this.placement.learn(k, n, got.moved, (group) => part.jobs.find((j) => j.group === group)?.tenant, moved);
+          // NOTE: an item naming the lane's tenant speaks for the lane before one sent by its binding.
+          const sent = (group: string) => part.jobs.find((j) => j.group === group && !j.byBinding) ?? part.jobs.find((j) => j.group === group);
+          await this.placement.learn(k, n, got.moved, sent, moved);
         }
         if (got.stale) stale = part.keys;
         if (got.moved || got.stale) again.push(...got.rest.map((j) => part.places[j]));

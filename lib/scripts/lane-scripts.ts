@@ -28,6 +28,11 @@ export interface AdmitArgs {
   tc?: string;
   /** The lane's tenant the submit named. */
   tenant?: string;
+  /**
+   * On a sharded queue: `tenant` is not the submit's but the lane's binding, which this process
+   * knows (see LanePlacement.route): a lane found there without it and holding no job has let it go.
+   */
+  byBinding?: true;
   /** The job's cost when it is not 1 (see lua/includes/admit.lua). */
   cost?: number;
 }
@@ -78,8 +83,24 @@ export interface LaneRoom {
  */
 export type AdmitReply<T> = T | { refused: TenantRefusal } | { full: DepthRefusal } | { moved: Map<string, string> } | { stale: true };
 
-/** @internal What bindLanes said: every lane bound, or the first it refused (0-based `item`). */
-export type BindReply = { ok: true } | { refused: TenantRefusal } | { settings: number };
+/**
+ * @internal What bindLanes said: every lane bound, or the first it refused (0-based `item`), or the
+ * first whose binding changed since the caller read its version.
+ */
+export type BindReply = { ok: true } | { refused: TenantRefusal } | { settings: number } | { changed: number };
+
+/** @internal A lane as bindLanes takes it (see lua/bindLanes). */
+export interface BindArgs {
+  group: string;
+  /** The tenant to bind it to; '' (with `from`) to unbind it. */
+  tenant: string;
+  /** The tenant's shard is not the lane's home. */
+  away: boolean;
+  /** The tenant the lane is bound to now, when it moves or is unbound (absent: bound to none). */
+  from?: string;
+  /** The binding's version as the caller read it (see ShardRouter.binding): written only if unchanged. */
+  expect?: string;
+}
 
 /** @internal Backoff and attempts a fail call applies. */
 export interface FailPolicy {
@@ -261,7 +282,7 @@ export class LaneScripts {
     if (routed || sharded || job.tc !== undefined || job.tenant !== undefined || job.cost !== undefined) args.push(job.tc ?? '');
     if (routed || sharded || job.tenant !== undefined || job.cost !== undefined) args.push(job.tenant ?? '');
     if (routed || sharded || job.cost !== undefined) args.push(job.cost ?? '');
-    if (routed || sharded) args.push(sharded ? '1' : '');
+    if (routed || sharded) args.push(sharded ? (job.byBinding ? '2' : '1') : '');
     if (routed) args.push(gen);
     // NOTE: the script derives the lane's and the queue's keys from the base (see lua/submit): each key passed costs a call.
     const reply = (await this.run('submit', k.queue, 'submit', [k.job(job.id)], args)) as string[];
@@ -295,7 +316,7 @@ export class LaneScripts {
       && jobs.every((j) => j.dedupKey === '' && j.delayMs === 0 && j.maxAttempts === 0 && !j.own);
     for (const j of jobs) {
       if (plain && tenanted) {
-        args.push(j.id, j.group, j.payload, j.tenant ?? '');
+        args.push(j.id, j.group, j.payload, tenantValue(j));
         continue;
       }
       if (plain) {
@@ -304,7 +325,7 @@ export class LaneScripts {
       }
       args.push(j.id, j.group, j.payload, j.dedupKey, j.delayMs, j.maxAttempts, j.own ? '1' : '0');
       if (traced) args.push(j.tc ?? '');
-      if (tenanted) args.push(j.tenant ?? '');
+      if (tenanted) args.push(tenantValue(j));
       if (costly) args.push(j.cost ?? '');
     }
     for (const v of laterValues) args.push(v);
@@ -383,24 +404,23 @@ export class LaneScripts {
       [k.active, k.gactive, k.limit, k.paused, k.ring, k.ringSet, k.dead, k.wake, k.stats, k.index, k.weight, k.rate], args));
   }
 
-  /**
-   * Binds lanes to tenants in their home shard `k` (see lua/bindLanes); `away`: the tenant's shard is
-   * another; `from`: the tenant a lane moves from (its shard recorded it gone), absent for a lane bound to none.
-   */
-  async bindLanes(k: LaneKeys, lanes: { group: string; tenant: string; away: boolean; from?: string }[]): Promise<BindReply> {
+  /** Binds, moves or unbinds lanes in their home shard `k` (see lua/bindLanes and {@link BindArgs}). */
+  async bindLanes(k: LaneKeys, lanes: BindArgs[]): Promise<BindReply> {
     const args: (string | number)[] = [k.base];
-    for (const l of lanes) args.push(l.group, l.tenant, l.away ? '1' : '0', l.from ?? '');
+    for (const l of lanes) args.push(l.group, l.tenant, l.away ? '1' : '0', l.from ?? '', l.expect ?? '');
     const reply = (await this.run('submit', k.queue, 'bindLanes', [k.bound], args)) as (string | number)[];
     if (reply[0] === 'tenant') return { refused: { item: Number(reply[1]) - 1, current: String(reply[2]) } };
     if (reply[0] === 'settings') return { settings: Number(reply[1]) - 1 };
+    if (reply[0] === 'changed') return { changed: Number(reply[1]) - 1 };
     return { ok: true };
   }
 
   /**
    * One shard's half of a lane's move between tenants (see lua/moveLane): 'out' in the shard of the
-   * tenant it leaves (false, nothing written, while it holds jobs there), 'in' in the shard of the one it joins.
+   * tenant it leaves (false, nothing written, while it holds jobs there), 'in' in the shard of the one it joins;
+   * 'release' as 'out', for a lane that let its tenant go (false also while it is under a tenant there).
    */
-  async moveLane(k: LaneKeys, group: string, tenant: string, mode: 'out' | 'in' | 'join'): Promise<boolean> {
+  async moveLane(k: LaneKeys, group: string, tenant: string, mode: 'out' | 'in' | 'join' | 'release'): Promise<boolean> {
     const reply = (await this.run('submit', k.queue, 'moveLane', [k.unbound], [k.base, group, tenant, mode])) as string[];
     return reply[0] === 'ok';
   }
@@ -800,4 +820,13 @@ function laterBlocks(later: LaterTenant[]): { values: string[]; order: LaterTena
     }
   }
   return { values, order };
+}
+
+/**
+ * A job's tenant as submitMany takes it: '' for none, and '{' before a tenant that is the lane's
+ * binding rather than the submit's (see AdmitArgs.byBinding; a name never holds '{').
+ */
+function tenantValue(j: AdmitArgs): string {
+  if (j.tenant === undefined) return '';
+  return j.byBinding ? `{${j.tenant}` : j.tenant;
 }

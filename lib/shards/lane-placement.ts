@@ -41,31 +41,55 @@ export class LanePlacement {
    */
   route(k0: LaneKeys, n: number, job: AdmitArgs): [LaneKeys, AdmitArgs] {
     if (n === 1) return [k0, job];
-    const tenant = job.tenant ?? this.ctx.shards.bindings.tenantOf(k0.queue, job.group);
+    if (job.tenant !== undefined) return [k0.shardKeys(shardOf(job.tenant, n)), job];
+    const tenant = this.ctx.shards.bindings.tenantOf(k0.queue, job.group);
     if (tenant === undefined) return [k0.shardKeys(shardOf(job.group, n)), job];
-    return [k0.shardKeys(shardOf(tenant, n)), job.tenant === tenant ? job : { ...job, tenant }];
+    return [k0.shardKeys(shardOf(tenant, n)), { ...job, tenant, byBinding: true }];
   }
 
   /**
-   * Takes in what a shard answered 'moved' (lane -> the tenant its home binds it to, or '' when the
-   * lane has left the tenant `sent` named for it: then its home is asked); `round` counts the
-   * answers one submit has had, so a lane that keeps moving ends it.
+   * Takes in what a shard answered 'moved' (lane -> the tenant its home binds it to; '' when the
+   * lane has left the tenant `sent` gave for it, or is there under another: then its home is asked;
+   * '-' when it let go the tenant of its binding: see release); `round` counts the answers one
+   * submit has had, so a lane that keeps moving ends it.
    */
-  async learn(k0: LaneKeys, n: number, moved: Map<string, string>, sent: (group: string) => string | undefined, round: number): Promise<void> {
+  async learn(k0: LaneKeys, n: number, moved: Map<string, string>, sent: (group: string) => AdmitArgs | undefined, round: number): Promise<void> {
     if (round >= MAX_RELEARN) {
       throw new EchoMqError(laneMoving(k0.queue, [...moved.keys()][0], MAX_RELEARN), { code: 'UNAVAILABLE', queue: k0.queue });
     }
     // NOTE: taken before the answers are read: one read by a map since replaced is not remembered.
     const gen = this.ctx.shards.genOf(k0, n);
     await Promise.all([...moved].map(async ([group, tenant]) => {
-      if (tenant !== '') return this.ctx.shards.bindings.remember(k0.queue, group, tenant, gen);
+      if (tenant !== '' && tenant !== '-') return this.ctx.shards.bindings.remember(k0.queue, group, tenant, gen);
       // NOTE: read from the home, and remembered (or forgotten) by the router as for any lane.
-      const now = await this.ctx.shards.boundTenant(k0, group, n);
-      // NOTE: the home still binds the lane to the tenant its shard says it left: the move that
-      // recorded it gone did not finish (or is under way, and records it again after binding): the
-      // home is the truth, so the record goes.
-      if (now !== null && now === sent(group)) await this.ctx.scripts.moveLane(k0.shardKeys(shardOf(now, n)), group, now, 'in');
+      const home = await this.ctx.shards.binding(k0, group, n);
+      const job = sent(group);
+      if (home.tenant === null || home.tenant !== job?.tenant) return;
+      // NOTE: the home still binds the lane to the tenant its shard says it left or let go.
+      if (job.byBinding) return this.release(k0, n, group, home.tenant, home.version);
+      // NOTE: a submit that names that tenant: the move or release that recorded the lane gone did
+      // not reach the home (it died, or is under way). The home is the truth: the binding is written
+      // again (its version raised, so a move or release under way finds it changed and stops), and
+      // then the record goes.
+      const r = await this.ctx.scripts.bindLanes(k0.shardKeys(shardOf(group, n)),
+        [{ group, tenant: home.tenant, away: shardOf(home.tenant, n) !== shardOf(group, n), from: home.tenant, expect: home.version }]);
+      if ('ok' in r) await this.ctx.scripts.moveLane(k0.shardKeys(shardOf(home.tenant, n)), group, home.tenant, 'in');
     }));
+  }
+
+  /**
+   * A lane bound to `tenant` (binding `version`) that let it go (no job, no setting, in the
+   * tenant's shard) becomes a lane of no tenant, as on an unsharded queue: recorded gone in the
+   * tenant's shard (moveLane 'release', refused once it holds a job or has a tenant there again),
+   * then unbound at home if the binding is still the one read. A submit naming the tenant meanwhile
+   * writes the binding again (learn), so the unbinding stops, and the lane stays the tenant's.
+   */
+  private async release(k0: LaneKeys, n: number, group: string, tenant: string, version: string): Promise<void> {
+    if (!(await this.ctx.scripts.moveLane(k0.shardKeys(shardOf(tenant, n)), group, tenant, 'release'))) return;
+    const home = shardOf(group, n);
+    await this.ctx.scripts.bindLanes(k0.shardKeys(home), [{ group, tenant: '', away: shardOf(tenant, n) !== home, from: tenant, expect: version }]);
+    // NOTE: whatever it said, the home is asked again by the next route.
+    this.ctx.shards.bindings.forgetLane(k0.queue, group);
   }
 
   /**
@@ -150,11 +174,20 @@ export class LanePlacement {
     const old = k0.shardKeys(shardOf(from, n));
     const next = k0.shardKeys(shardOf(to, n));
     const home = shardOf(group, n);
+    // NOTE: the binding is read first: the move writes it only if nobody wrote it meanwhile (a
+    // submit naming `from` may clear the record of the move and fill the lane, see learn).
+    const bound = await this.ctx.shards.binding(k0, group, n);
+    if (bound.tenant !== from) return;
     if (!(await this.ctx.scripts.moveLane(old, group, from, 'out'))) {
       throw new EchoMqError(tenantTaken(argument, group, to, from), { argument, queue: k0.queue });
     }
     if (old !== next) await this.settings.lane(old, next, group);
-    const r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), [{ group, tenant: to, away: shardOf(to, n) !== home, from }]);
+    const r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), [{ group, tenant: to, away: shardOf(to, n) !== home, from, expect: bound.version }]);
+    if ('changed' in r) {
+      // NOTE: the binding was written meanwhile; the next round reads it again and decides.
+      this.ctx.shards.bindings.forgetLane(k0.queue, group);
+      return;
+    }
     if ('refused' in r) {
       // NOTE: another process moved it meanwhile: the lane is where that binding says (and gone from
       // `from` all the same, so the record stays); the next round of bind decides again.

@@ -87,12 +87,22 @@ export class ShardRouter {
 
   /** The tenant a lane of a sharded queue of `n` shards is bound to (null: none), read from its home (and remembered). */
   async boundTenant(k: LaneKeys, group: string, n: number): Promise<string | null> {
+    return (await this.binding(k, group, n)).tenant;
+  }
+
+  /**
+   * The lane's binding as its home holds it (and remembered, as boundTenant), with its version
+   * (see lua/bindLanes-1.lua): read first, on the same connection, so a binding written between the
+   * two reads comes with an older version, which bindLanes then refuses as changed.
+   */
+  async binding(k: LaneKeys, group: string, n: number): Promise<{ tenant: string | null; version: string }> {
     const gen = this.genOf(k, n);
     const home = k.shardKeys(shardOf(group, n));
-    const tenant = await this.read('lane', home, this.client.hget(home.bound, group));
+    const [version, tenant] = await this.read('lane', home, Promise.all([
+      this.client.hget(home.boundVersions, group), this.client.hget(home.bound, group)]));
     if (tenant !== null) this.bindings.remember(k.queue, group, tenant, gen);
     else this.bindings.forgetLane(k.queue, group);
-    return tenant;
+    return { tenant, version: version ?? '0' };
   }
 
   /**

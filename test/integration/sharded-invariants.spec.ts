@@ -87,6 +87,7 @@ describe('a sharded queue with tenants under random operations from three proces
 
   it('nothing is lost or served twice, every job ends completed, cancelled or dead, and each shard\'s ring is exact', async () => {
     const moves = { done: 0, refused: 0 };
+    const released = { count: 0 };
     await fc.assert(fc.asyncProperty(fc.array(STEP, { minLength: 20, maxLength: 60, size: 'max' }), async (steps) => {
       const q = queues.queue();
       const procs: LanesService[] = [0, 1, 2].map(() => lanesOn(client, { shardsOnOneServer: true, backoff: { delayMs: 0 }, maxAttempts: 3 }));
@@ -103,13 +104,20 @@ describe('a sharded queue with tenants under random operations from three proces
       for (const step of steps) {
         const lanes = procs[step.p];
         if (step.op === 'submit') {
-          const items = Array.from({ length: step.n }, (_, i) => {
+          const items: { group: string; payload: number; opts?: { tenant: string } }[] = [];
+          for (let i = 0; i < step.n; i++) {
             const group = GROUPS[(step.g + i * 5) % GROUPS.length];
-            const tenant = tenantOf(group);
+            let tenant = tenantOf(group);
             const named = tenant !== undefined && (step.named || !bound.has(group));
+            if (tenant !== undefined && !named && !items.some((it) => it.group === group)) {
+              // A lane that let its tenant go (no job, no setting) takes none from a submit naming none, as unsharded.
+              tenant = (await lanes.lane(q, group)).tenant ?? undefined;
+              tenants.set(group, tenant);
+              if (tenant === undefined) released.count += 1;
+            }
             if (tenant !== undefined) bound.add(group);
-            return named ? { group, payload: i, opts: { tenant } } : { group, payload: i };
-          });
+            items.push(named ? { group, payload: i, opts: { tenant: tenant! } } : { group, payload: i });
+          }
           submitted.push(...(await lanes.submitMany(q, items)));
         } else if (step.op === 'retenant') {
           // Naming another tenant moves the lane while it holds no job (pending, scheduled, active or dead), else is refused.
@@ -174,8 +182,9 @@ describe('a sharded queue with tenants under random operations from three proces
       expect([stats.pending, stats.active, stats.scheduled, stats.dead, stats.totals.submitted]).toEqual([0, 0, 0, dead.size, submitted.length]);
     }), { numRuns: 25, seed: 20261206 });
     // The plans moved lanes between tenants, and were refused moves of lanes holding jobs.
-    console.log(`[sharded] random plans: ${moves.done} lanes moved to another tenant, ${moves.refused} moves refused (the lane held jobs)`);
+    console.log(`[sharded] random plans: ${moves.done} lanes moved to another tenant, ${moves.refused} moves refused (the lane held jobs), ${released.count} submits naming no tenant to a lane that had let its tenant go`);
     expect(moves.done).toBeGreaterThan(0);
     expect(moves.refused).toBeGreaterThan(0);
+    expect(released.count).toBeGreaterThan(0);
   }, 120_000);
 });

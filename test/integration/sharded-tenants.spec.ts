@@ -1,6 +1,7 @@
 import type IORedis from 'ioredis';
 import type { LaneJob } from '../../lib/interfaces';
 import type { LanesService } from '../../lib/lanes.service';
+import type { LaneScripts } from '../../lib/scripts/lane-scripts';
 import { tenantEntry } from '../../lib/redis/lane-keys';
 import { shardOf } from '../../lib/shards/shard-hash';
 import { dirty, drain, engineFixture, keysOf, rejects } from '../support/engine';
@@ -262,6 +263,90 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     const jobs = (await lanes.wclaimMany(q, 8)).turns.flat();
     expect(jobs.filter((j) => j.group !== 'rival-lane')).toHaveLength(12);
     expect(jobs.filter((j) => j.group === 'rival-lane')).toHaveLength(4);
+  });
+
+  it('a lane that let its tenant go (no job, no setting) takes none from a submit naming none, as unsharded: it goes home, and processes that knew the binding follow', async () => {
+    const { q, k, a, g } = await laneBetween();
+    const home = k.shardKeys(shardOf(g, SHARDS));
+    const stale = fresh();
+    await stale.submit(q, g, { i: 0 }, { tenant: a });
+    await lanes.submit(q, g, { i: 1 });
+    expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([0, 1]);
+    expect((await lanes.lane(q, g)).tenant).toBeNull();
+    // Both processes know the binding; the lane holds nothing, so naming no tenant makes it a lane of none, in its home.
+    await lanes.submit(q, g, { i: 2 });
+    expect(await client.hget(home.bound, g)).toBeNull();
+    expect(await client.hget(k.shardKeys(1).unbound, g)).toBe(a);
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: null, pending: 1 });
+    await stale.submit(q, g, { i: 3 });
+    await stale.submitMany(q, [{ group: g, payload: { i: 4 } }]);
+    expect(await client.zcard(home.lane(g))).toBe(3);
+    expect(await client.zcard(k.shardKeys(1).lane(g))).toBe(0);
+    // It holds jobs under none now: naming a is refused, from either process, writing nothing.
+    const before = await dirty(client);
+    for (const service of [stale, lanes]) expect((await rejects(service.submit(q, g, 9, { tenant: a }))).argument).toBe('opts.tenant');
+    expect(await dirty(client)).toBe(before);
+    expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([2, 3, 4]);
+    // Emptied, it takes a again when a submit names it, and a submit naming none then follows it there.
+    await lanes.submit(q, g, { i: 5 }, { tenant: a });
+    await stale.submit(q, g, { i: 6 });
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: a, pending: 2 });
+    expect(await client.zcard(k.shardKeys(1).lane(g))).toBe(2);
+    expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([5, 6]);
+    // The same through submitMany, from the process that still knows the binding.
+    await stale.submitMany(q, [{ group: g, payload: { i: 7 } }, { group: 'other-lane', payload: { i: 8 } }]);
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: null, pending: 1 });
+    expect(await client.zcard(home.lane(g))).toBe(1);
+    expect(await client.hget(home.bound, g)).toBeNull();
+  });
+
+  it('a submit naming the tenant while another process lets the lane go wins: the unbinding stops, and the lane stays the tenant\'s, in one shard', async () => {
+    const { q, k, a, g } = await laneBetween();
+    const home = k.shardKeys(shardOf(g, SHARDS));
+    const releasing = fresh();
+    await releasing.submit(q, g, { i: 0 }, { tenant: a });
+    await drain(lanes, q);
+    // Between the record in a's shard and the unbinding at home, a third process names a for the lane.
+    const scripts = (releasing as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+    const moveLane = scripts.moveLane.bind(scripts);
+    let raced = 0;
+    scripts.moveLane = async (...args: Parameters<LaneScripts['moveLane']>) => {
+      const r = await moveLane(...args);
+      if (args[3] === 'release' && raced++ === 0) await fresh().submit(q, g, { i: 1 }, { tenant: a });
+      return r;
+    };
+    await releasing.submit(q, g, { i: 2 });
+    expect(raced).toBe(1);
+    expect(await client.hget(home.bound, g)).toBe(a);
+    expect(await client.hget(k.shardKeys(1).unbound, g)).toBeNull();
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: a, pending: 2 });
+    expect(await client.zcard(k.shardKeys(1).lane(g))).toBe(2);
+    expect(await client.zcard(home.lane(g))).toBe(0);
+    // FIFO by mint time: the releasing process's job was minted first.
+    expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([2, 1]);
+  });
+
+  it('a submit naming the tenant while another process moves the lane to another tenant wins: the move stops, refused, and the lane stays in one shard', async () => {
+    const { q, k, a, b, g } = await laneBetween();
+    const home = k.shardKeys(shardOf(g, SHARDS));
+    const mover = fresh();
+    await mover.submit(q, g, { i: 0 }, { tenant: a });
+    await drain(lanes, q);
+    // Between the record in a's shard and the new binding at home, a third process names a for the lane.
+    const scripts = (mover as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+    const moveLane = scripts.moveLane.bind(scripts);
+    let raced = 0;
+    scripts.moveLane = async (...args: Parameters<LaneScripts['moveLane']>) => {
+      const r = await moveLane(...args);
+      if (args[3] === 'out' && raced++ === 0) await fresh().submit(q, g, { i: 1 }, { tenant: a });
+      return r;
+    };
+    expect((await rejects(mover.submit(q, g, { i: 2 }, { tenant: b }))).argument).toBe('opts.tenant');
+    expect(raced).toBeGreaterThan(0);
+    expect(await client.hget(home.bound, g)).toBe(a);
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: a, pending: 1 });
+    expect(await client.zcard(k.shardKeys(2).lane(g))).toBe(0);
+    expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([1]);
   });
 
   it('shards() on the emptied queue drops the bindings: every process then lets the lane take another tenant', async () => {
