@@ -31,6 +31,22 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     return { tenant, away: byShard.filter((_, i) => i !== t).flat(), near: byShard[t] };
   };
 
+  /** Makes `service` run `race` once, right after its first moveLane call in `mode` (its record in the tenant's shard) is written. */
+  const raceAfter = (service: LanesService, mode: 'out' | 'release', race: () => Promise<unknown>): { ran: boolean } => {
+    const scripts = (service as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
+    const moveLane = scripts.moveLane.bind(scripts);
+    const state = { ran: false };
+    scripts.moveLane = async (...args: Parameters<LaneScripts['moveLane']>) => {
+      const r = await moveLane(...args);
+      if (args[3] === mode && !state.ran) {
+        state.ran = true;
+        await race();
+      }
+      return r;
+    };
+    return state;
+  };
+
   /** A sharded queue, tenant a (shard 1), tenant b (shard 2), and a lane `g` whose home shard is neither a's nor b's. */
   const laneBetween = async () => {
     const q = queues.queue();
@@ -307,16 +323,9 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     await releasing.submit(q, g, { i: 0 }, { tenant: a });
     await drain(lanes, q);
     // Between the record in a's shard and the unbinding at home, a third process names a for the lane.
-    const scripts = (releasing as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
-    const moveLane = scripts.moveLane.bind(scripts);
-    let raced = 0;
-    scripts.moveLane = async (...args: Parameters<LaneScripts['moveLane']>) => {
-      const r = await moveLane(...args);
-      if (args[3] === 'release' && raced++ === 0) await fresh().submit(q, g, { i: 1 }, { tenant: a });
-      return r;
-    };
+    const race = raceAfter(releasing, 'release', () => fresh().submit(q, g, { i: 1 }, { tenant: a }));
     await releasing.submit(q, g, { i: 2 });
-    expect(raced).toBe(1);
+    expect(race.ran).toBe(true);
     expect(await client.hget(home.bound, g)).toBe(a);
     expect(await client.hget(k.shardKeys(1).unbound, g)).toBeNull();
     expect(await lanes.lane(q, g)).toMatchObject({ tenant: a, pending: 2 });
@@ -333,16 +342,9 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     await mover.submit(q, g, { i: 0 }, { tenant: a });
     await drain(lanes, q);
     // Between the record in a's shard and the new binding at home, a third process names a for the lane.
-    const scripts = (mover as unknown as { ctx: { scripts: LaneScripts } }).ctx.scripts;
-    const moveLane = scripts.moveLane.bind(scripts);
-    let raced = 0;
-    scripts.moveLane = async (...args: Parameters<LaneScripts['moveLane']>) => {
-      const r = await moveLane(...args);
-      if (args[3] === 'out' && raced++ === 0) await fresh().submit(q, g, { i: 1 }, { tenant: a });
-      return r;
-    };
+    const race = raceAfter(mover, 'out', () => fresh().submit(q, g, { i: 1 }, { tenant: a }));
     expect((await rejects(mover.submit(q, g, { i: 2 }, { tenant: b }))).argument).toBe('opts.tenant');
-    expect(raced).toBeGreaterThan(0);
+    expect(race.ran).toBe(true);
     expect(await client.hget(home.bound, g)).toBe(a);
     expect(await lanes.lane(q, g)).toMatchObject({ tenant: a, pending: 1 });
     expect(await client.zcard(k.shardKeys(2).lane(g))).toBe(0);
