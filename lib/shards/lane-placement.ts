@@ -184,7 +184,9 @@ export class LanePlacement {
     if (old !== next) await this.settings.lane(old, next, group);
     const r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), [{ group, tenant: to, away: shardOf(to, n) !== home, from, expect: bound.version }]);
     if ('changed' in r) {
-      // NOTE: the binding was written meanwhile; the next round reads it again and decides.
+      // NOTE: the binding was written meanwhile (the lane stays `from`'s): its settings go back, and
+      // the next round reads the binding again and decides.
+      if (old !== next) await this.settings.lane(next, old, group);
       this.ctx.shards.bindings.forgetLane(k0.queue, group);
       return;
     }

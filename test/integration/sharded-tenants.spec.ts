@@ -341,13 +341,18 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     const mover = fresh();
     await mover.submit(q, g, { i: 0 }, { tenant: a });
     await drain(lanes, q);
+    await lanes.weight(q, g, 3);
     // Between the record in a's shard and the new binding at home, a third process names a for the lane.
     const race = raceAfter(mover, 'out', () => fresh().submit(q, g, { i: 1 }, { tenant: a }));
     expect((await rejects(mover.submit(q, g, { i: 2 }, { tenant: b }))).argument).toBe('opts.tenant');
     expect(race.ran).toBe(true);
     expect(await client.hget(home.bound, g)).toBe(a);
-    expect(await lanes.lane(q, g)).toMatchObject({ tenant: a, pending: 1 });
+    // Its weight, carried to b's shard by the move, came back with it; nothing of it stays in b's shard.
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: a, pending: 1, weight: 3 });
     expect(await client.zcard(k.shardKeys(2).lane(g))).toBe(0);
+    expect(await client.hget(k.shardKeys(2).weight, g)).toBeNull();
+    expect(await client.exists(`${k.shardKeys(2).base}g:${g}:tenant`)).toBe(0);
+    expect(await client.zscore(k.shardKeys(2).index, g)).toBeNull();
     expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([1]);
   });
 
