@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { dirname, join } from 'path';
 import { TestRedisServer } from '../support/redis-server';
@@ -147,6 +147,13 @@ describe('the packed tarball in a project of its own', () => {
   afterAll(async () => {
     await server?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds every picture its README shows, where the README links it', () => {
+    const pkg = join(project, 'node_modules', '@echomq', 'nestjs');
+    const pictures = [...readFileSync(join(pkg, 'README.md'), 'utf8').matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+    expect(pictures.length).toBeGreaterThanOrEqual(5);
+    expect(pictures.filter((p) => !existsSync(join(pkg, p)))).toEqual([]);
   });
 
   it('runs a job through the main entry without any optional peer, and loads none', () => {
