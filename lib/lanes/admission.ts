@@ -289,7 +289,8 @@ export function laterTenants(jobs: AdmitArgs[]): LaterTenant[] {
   const seen = new Set<string>();
   const out: LaterTenant[] = [];
   jobs.forEach((job, i) => {
-    if (job.tenant !== undefined && !seen.has(job.group)) {
+    // NOTE: a tenant a job carries by its lane's binding is no tenant the caller named: nothing to refuse.
+    if (job.tenant !== undefined && !job.byBinding && !seen.has(job.group)) {
       seen.add(job.group);
       if (i >= SUBMIT_CHUNK) out.push({ group: job.group, tenant: job.tenant, first: i, ahead: filled.has(job.group) });
     }

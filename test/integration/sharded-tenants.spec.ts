@@ -316,6 +316,23 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     expect(await client.hget(home.bound, g)).toBeNull();
   });
 
+  it('a submitMany of many chunks sends a lane by a binding this process still knows, to a lane that went home under no tenant: it follows, refusing nothing', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const { tenant: a, near } = names(1);
+    const g = near[0];
+    const stale = fresh();
+    await stale.submit(q, g, { i: 0 }, { tenant: a });
+    await drain(lanes, q);
+    // Another process lets it go: its home is a's shard, where it now holds a job under no tenant.
+    await lanes.submit(q, g, { i: 1 });
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: null, pending: 1 });
+    // The stale process's call: 210 jobs of other lanes of that shard first, so g's job is in a later chunk.
+    const others = lanesPerShard(SHARDS, 210, 'filler-')[1];
+    await stale.submitMany(q, [...others.map((o) => ({ group: o, payload: { i: 0 } })), { group: g, payload: { i: 2 } }]);
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: null, pending: 2 });
+  });
+
   it('a submit naming the tenant while another process lets the lane go wins: the unbinding stops, and the lane stays the tenant\'s, in one shard', async () => {
     const { q, k, a, g } = await laneBetween();
     const home = k.shardKeys(shardOf(g, SHARDS));
