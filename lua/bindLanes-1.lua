@@ -17,9 +17,10 @@
   `from` and to the binding, with `expect`: bind it again, only raising its version (a submit naming
   that tenant clears the record of a move or release that has not reached the home, see
   LanePlacement.learn: any such move or release then finds the binding changed and stops).
-  Versions: emq:{q}:boundv (lane -> a count raised by every write of the lane's binding here), so a
-  move or release that read the binding, then spent round trips in other shards, writes only if
-  nothing changed it meanwhile.
+  Versions: emq:{q}:boundv (lane -> the version of its binding: a number drawn from the hash's own
+  counter, field '{seq}' (a lane's name never holds '{'), by every write of the binding here, so
+  never the same twice; dropped with the binding), so a move or release that read the binding, then
+  spent round trips in other shards, writes only if nothing changed it meanwhile.
 
   Reply: { 'ok' } when every lane given is bound to its tenant now; with nothing written,
   { 'changed', i } when lane i's version is not `expect`;
@@ -77,9 +78,20 @@ for o = 2, #ARGV, 5 do
     return { 'tenant', item, fresh[group] }
   end
 end
+-- NOTE: one number a call, for every binding it writes (a call writes a lane once).
+local version
 for group, tenant in pairs(fresh) do
-  if tenant then rcall('HSET', KEYS[1], group, tenant) else rcall('HDEL', KEYS[1], group) end
-  rcall('HINCRBY', versions, group, '1')
+  if tenant then
+    version = version or rcall('HINCRBY', versions, '{seq}', '1')
+    rcall('HSET', KEYS[1], group, tenant)
+    rcall('HSET', versions, group, version)
+  else
+    rcall('HDEL', KEYS[1], group)
+    rcall('HDEL', versions, group)
+  end
 end
-for i = 1, #again do rcall('HINCRBY', versions, again[i], '1') end
+for i = 1, #again do
+  version = version or rcall('HINCRBY', versions, '{seq}', '1')
+  rcall('HSET', versions, again[i], version)
+end
 return { 'ok' }

@@ -85,16 +85,19 @@ if mode == 'bindings' then
   -- lanes whose records of leaving a tenant go (see lib/shards/bindings-move.ts).
   local o = 6
   local p = tonumber(ARGV[o]) or 0
-  -- NOTE: each binding written or dropped raises its version, as bindLanes does: a release or move
-  -- that read it before writes nothing over it.
+  -- NOTE: each binding written takes a new version and each one dropped loses its version, as in
+  -- bindLanes: a release or move that read it before writes nothing over it.
+  local version = p > 0 and rcall('HINCRBY', base .. 'boundv', '{seq}', '1')
   for i = o + 1, o + 2 * p, 2 do
     rcall('HSET', base .. 'bound', ARGV[i], ARGV[i + 1])
-    rcall('HINCRBY', base .. 'boundv', ARGV[i], '1')
+    rcall('HSET', base .. 'boundv', ARGV[i], version)
   end
   o = o + 2 * p + 1
   local q = tonumber(ARGV[o]) or 0
-  if q > 0 then rcall('HDEL', base .. 'bound', unpack(ARGV, o + 1, o + q)) end
-  for i = o + 1, o + q do rcall('HINCRBY', base .. 'boundv', ARGV[i], '1') end
+  if q > 0 then
+    rcall('HDEL', base .. 'bound', unpack(ARGV, o + 1, o + q))
+    rcall('HDEL', base .. 'boundv', unpack(ARGV, o + 1, o + q))
+  end
   o = o + q + 1
   local r = tonumber(ARGV[o]) or 0
   if r > 0 then rcall('HDEL', base .. 'unbound', unpack(ARGV, o + 1, o + r)) end

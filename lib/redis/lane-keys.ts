@@ -68,7 +68,7 @@ export class LaneKeys {
   readonly bound: string;
   /** `${prefix}:{q}:unbound`: on a sharded queue, the lanes gone from a tenant of this shard, lane -> that tenant (see lua/moveLane-1.lua). */
   readonly unbound: string;
-  /** `${prefix}:{q}:boundv`: beside `bound`, lane -> its binding's version, raised by every write of it (see lua/bindLanes-1.lua). */
+  /** `${prefix}:{q}:boundv`: beside `bound`, lane -> its binding's version, new at every write of it (see lua/bindLanes-1.lua). */
   get boundVersions(): string {
     return this.base + 'boundv';
   }

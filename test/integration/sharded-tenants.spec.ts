@@ -290,8 +290,10 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([0, 1]);
     expect((await lanes.lane(q, g)).tenant).toBeNull();
     // Both processes know the binding; the lane holds nothing, so naming no tenant makes it a lane of none, in its home.
+    expect(await client.hget(home.boundVersions, g)).not.toBeNull();
     await lanes.submit(q, g, { i: 2 });
     expect(await client.hget(home.bound, g)).toBeNull();
+    expect(await client.hget(home.boundVersions, g)).toBeNull();
     expect(await client.hget(k.shardKeys(1).unbound, g)).toBe(a);
     expect(await lanes.lane(q, g)).toMatchObject({ tenant: null, pending: 1 });
     await stale.submit(q, g, { i: 3 });
