@@ -78,16 +78,22 @@ export class LanePlacement {
   }
 
   /**
-   * A lane bound to `tenant` (binding `version`) that let it go (no job, no setting, in the
-   * tenant's shard) becomes a lane of no tenant, as on an unsharded queue: recorded gone in the
-   * tenant's shard (moveLane 'release', refused once it holds a job or has a tenant there again),
-   * then unbound at home if the binding is still the one read. A submit naming the tenant meanwhile
-   * writes the binding again (learn), so the unbinding stops, and the lane stays the tenant's.
+   * A lane bound to `tenant` (binding `version`) that let it go (no job, no setting that keeps a
+   * tenant, in the tenant's shard) becomes a lane of no tenant, as on an unsharded queue: recorded
+   * gone in the tenant's shard (moveLane 'release', refused once it holds a job or has a tenant
+   * there again), its settings taken home (a maxDepth: the only one a lane without a tenant may
+   * have), then unbound at home if the binding is still the one read. A submit naming the tenant
+   * meanwhile writes the binding again (learn), so the unbinding stops, the settings go back, and
+   * the lane stays the tenant's.
    */
   private async release(k0: LaneKeys, n: number, group: string, tenant: string, version: string): Promise<void> {
-    if (!(await this.ctx.scripts.moveLane(k0.shardKeys(shardOf(tenant, n)), group, tenant, 'release'))) return;
-    const home = shardOf(group, n);
-    await this.ctx.scripts.bindLanes(k0.shardKeys(home), [{ group, tenant: '', away: shardOf(tenant, n) !== home, from: tenant, expect: version }]);
+    const from = k0.shardKeys(shardOf(tenant, n));
+    if (!(await this.ctx.scripts.moveLane(from, group, tenant, 'release'))) return;
+    const home = k0.shardKeys(shardOf(group, n));
+    const away = from.shard !== home.shard;
+    if (away) await this.settings.lane(from, home, group);
+    const r = await this.ctx.scripts.bindLanes(home, [{ group, tenant: '', away, from: tenant, expect: version }]);
+    if (!('ok' in r) && away) await this.settings.lane(home, from, group);
     // NOTE: whatever it said, the home is asked again by the next route.
     this.ctx.shards.bindings.forgetLane(k0.queue, group);
   }

@@ -289,6 +289,8 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     await lanes.submit(q, g, { i: 1 });
     expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([0, 1]);
     expect((await lanes.lane(q, g)).tenant).toBeNull();
+    // A maxDepth does not keep a tenant (nor a lane in lanes()); it goes home with the lane.
+    await lanes.maxDepth(q, g, 3);
     // Both processes know the binding; the lane holds nothing, so naming no tenant makes it a lane of none, in its home.
     expect(await client.hget(home.boundVersions, g)).not.toBeNull();
     await lanes.submit(q, g, { i: 2 });
@@ -300,6 +302,9 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     await stale.submitMany(q, [{ group: g, payload: { i: 4 } }]);
     expect(await client.zcard(home.lane(g))).toBe(3);
     expect(await client.zcard(k.shardKeys(1).lane(g))).toBe(0);
+    expect((await lanes.lane(q, g)).maxDepth).toBe(3);
+    expect((await rejects(stale.submit(q, g, { i: 9 }))).code).toBe('LANE_FULL');
+    expect(await client.hget(k.shardKeys(1).depthLimit, g)).toBeNull();
     // It holds jobs under none now: naming a is refused, from either process, writing nothing.
     const before = await dirty(client);
     for (const service of [stale, lanes]) expect((await rejects(service.submit(q, g, 9, { tenant: a }))).argument).toBe('opts.tenant');
