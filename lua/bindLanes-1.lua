@@ -22,6 +22,13 @@
   never the same twice; dropped with the binding), so a move or release that read the binding, then
   spent round trips in other shards, writes only if nothing changed it meanwhile.
 
+  ARGV[2] '?' (then the lanes, 5 values each, from ARGV[3]): check only, for a call that must refuse
+  before it writes anything (LanePlacement.check): nothing is written, and the reply is { 'check',
+  then per lane: verdict, binding ('' none), own (the lane's tenant here, '' none) }, verdict 'ok'
+  (bound to the tenant given, or free to be bound to it), 'move' (bound to another: its shard says
+  whether it holds jobs, moveLane 'check'), or 'refused' (bound to none, and holding jobs here
+  under another tenant or none).
+
   Reply: { 'ok' } when every lane given is bound to its tenant now; with nothing written,
   { 'changed', i } when lane i's version is not `expect`;
   { 'tenant', i, current } when lane i (1-based) is bound to another tenant (current) than `from`, or holds
@@ -44,6 +51,25 @@ local rcall = redis.call
 if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base = ARGV[1]
+-- NOTE: '?' after the base: check only (see the header), nothing written.
+if KEYS[1] == base .. 'bound' and ARGV[2] == '?' and (#ARGV - 2) % 5 == 0 then
+  local out = { 'check' }
+  for o = 3, #ARGV, 5 do
+    local group, tenant, away = ARGV[o], ARGV[o + 1], ARGV[o + 2] == '1'
+    local current = rcall('HGET', KEYS[1], group)
+    local own = rcall('GET', base .. 'g:' .. group .. ':tenant') or ''
+    local verdict = 'ok'
+    if current and current ~= tenant then
+      verdict = 'move'
+    elseif not current and laneHoldsJob(base, group) and (away or own ~= tenant) then
+      verdict = 'refused'
+    end
+    out[#out + 1] = verdict
+    out[#out + 1] = current or ''
+    out[#out + 1] = own
+  end
+  return out
+end
 if KEYS[1] ~= base .. 'bound' or (#ARGV - 1) % 5 ~= 0 then
   return redis.error_reply('ERR echomq: bindLanes arguments do not match its keys')
 end

@@ -90,7 +90,10 @@ export class LaneAdmission {
     let left = jobs.map((_, i) => i);
     let staleSince: number | undefined;
     for (let moved = 0; left.length > 0;) {
-      if (n > 1) await this.placement.bind(k, n, jobs, 'items', left);
+      if (n > 1) {
+        await this.placement.check(k, n, jobs, 'items', left);
+        await this.placement.bind(k, n, jobs, 'items', left);
+      }
       const map = this.ctx.shards.routedBy(k);
       if (map.n !== n) {
         n = map.n;
@@ -104,12 +107,33 @@ export class LaneAdmission {
         part.jobs.push(sent);
         part.places.push(i);
       }
+      // NOTE: a call over more than one shard that names tenants, or meets a lane with a maxDepth,
+      // has every shard check it before any writes: a refusal by one shard's script would otherwise
+      // leave what the others admitted.
+      const all = [...parts.values()];
+      let checked = false;
+      if (all.length > 1 && (left.some((i) => jobs[i].tenant !== undefined)
+          || (await Promise.all(all.map((part) => this.ctx.scripts.hasDepthCeilings(part.keys)))).some(Boolean))) {
+        const checks = await Promise.all(all.map(async (part) => ({ part, got: await this.checkIn(part.keys, part.jobs, part.places, true, map.gen, true) })));
+        const movedNow = checks.filter((c) => c.got.moved);
+        for (const { part, got } of movedNow) await this.placement.learn(k, n, got.moved!, sentOf(part.jobs), moved);
+        if (movedNow.length > 0) moved++;
+        const staleNow = checks.find((c) => c.got.stale);
+        if (staleNow) {
+          staleSince ??= Date.now();
+          n = await this.ctx.shards.afterStale(k, staleNow.part.keys.shard, map, staleSince);
+        }
+        if (movedNow.length > 0 || staleNow) continue;
+        const refused = checks.filter((c) => c.got.refused).map((c) => c.got.refused!);
+        if (refused.length > 0) throw refused.reduce((a, b) => (b.at < a.at ? b : a)).error;
+        checked = true;
+      }
       const again: number[] = [];
       let stale: LaneKeys | undefined;
       let learnt = false;
       await Promise.all([...parts.values()].map(async (part) => {
         wrote.push(part.keys);
-        const got = await this.submitIn(part.keys, part.jobs, part.places, n > 1, map.gen);
+        const got = await this.submitIn(part.keys, part.jobs, part.places, n > 1, map.gen, checked);
         got.ids.forEach((id, j) => {
           if (id === undefined) return;
           ids[part.places[j]] = id;
@@ -117,9 +141,7 @@ export class LaneAdmission {
         });
         if (got.moved) {
           learnt = true;
-          // NOTE: an item naming the lane's tenant speaks for the lane before one sent by its binding.
-          const sent = (group: string) => part.jobs.find((j) => j.group === group && !j.byBinding) ?? part.jobs.find((j) => j.group === group);
-          await this.placement.learn(k, n, got.moved, sent, moved);
+          await this.placement.learn(k, n, got.moved, sentOf(part.jobs), moved);
         }
         if (got.stale) stale = part.keys;
         if (got.moved || got.stale) again.push(...got.rest.map((j) => part.places[j]));
@@ -135,54 +157,85 @@ export class LaneAdmission {
   }
 
   /**
+   * Checks `jobs` in shard `k` as {@link submitIn} would admit them, writing nothing: the tenants
+   * that its later chunks name (against the first chunk, see laterTenants), and with `chunks` every
+   * chunk (its tenants, and each lane's new jobs added up against its maxDepth's room). Says that
+   * some lanes live elsewhere, or that the shard is fenced for another map, or gives the refusal of
+   * the first refused item (`at`: its place among the caller's items; `places` as in submitIn).
+   * The calls write nothing, so they go at once (one round trip).
+   */
+  private async checkIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], sharded: boolean, gen: string, chunks: boolean):
+    Promise<{ moved?: Map<string, string>; stale?: true; refused?: { at: number; error: unknown } }> {
+    const later = jobs.length > SUBMIT_CHUNK && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
+    const calls = [
+      ...pagesOf(later, LATER_PER_CALL).map((page) => ({ chunk: [] as AdmitArgs[], later: page, start: 0 })),
+      ...(chunks ? pagesOf(jobs, SUBMIT_CHUNK) : []).map((chunk, c) => ({ chunk, later: [] as LaterTenant[], start: c * SUBMIT_CHUNK })),
+    ];
+    const replies = await Promise.all(calls.map((c) => this.ctx.scripts.submitMany(k, c.chunk, true, c.later, sharded, gen)));
+    for (const reply of replies) {
+      if (isMoved(reply)) return { moved: reply.moved };
+      if (isStale(reply)) return { stale: true };
+    }
+    let refused: { at: number; error: unknown } | undefined;
+    const refuse = (at: number, error: unknown) => {
+      if (refused === undefined || at < refused.at) refused = { at, error };
+    };
+    const lanes = new Map<string, LaneRoom & { first: number }>();
+    replies.forEach((reply, i) => {
+      const c = calls[i];
+      const place = c.later.length > 0 ? (j: number) => places[j] : (j: number) => places[c.start + j];
+      let at = -1;
+      try {
+        const rooms = this.admitted(k.queue, c.later.length > 0 ? jobs : c.chunk, 'items', reply, (j) => (at = place(j)));
+        if (c.later.length > 0 || !Array.isArray(rooms)) return;
+        // NOTE: a shard without any maxDepth answers a check with no rooms.
+        for (const r of (rooms as (LaneRoom | AdmitResult)[]).filter((x): x is LaneRoom => 'room' in x)) {
+          const seen = lanes.get(r.group);
+          if (seen) seen.fresh += r.fresh;
+          else lanes.set(r.group, { ...r, first: c.start + c.chunk.findIndex((j) => j.group === r.group) });
+        }
+      } catch (error) {
+        refuse(at, error);
+      }
+    });
+    for (const r of lanes.values()) {
+      if (r.fresh <= r.room) continue;
+      try {
+        this.refuseFull(k.queue, jobs[r.first].group, `items[${places[r.first]}].group`, r.n);
+      } catch (error) {
+        refuse(places[r.first], error);
+      }
+    }
+    return refused ? { refused } : {};
+  }
+
+  /**
    * Admits `jobs` into one shard `k`, in chunks; `places[i]` is job i's place in the caller's items
    * (what a refusal names); `sharded`: `k` is a shard of a sharded queue, asked whether the lanes
    * live there (see LanePlacement); `gen`: the gen of the shard map the call was routed by. Returns
    * the ids in the order of `jobs`; when the shard says some lanes live elsewhere (`moved`), or that
    * it is fenced for another map (`stale`), `rest` are the jobs (places in `jobs`) it admitted none of.
    */
-  private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], sharded: boolean, gen: string):
+  private async submitIn(k: LaneKeys, jobs: AdmitArgs[], places: number[], sharded: boolean, gen: string, checked = false):
     Promise<{ ids: string[]; moved?: Map<string, string>; stale?: true; rest: number[] }> {
     // NOTE: a call of many chunks checks every chunk before it writes one, so one refused item
     // refuses the whole call (a writer between the checks and the writes can still make a later
     // chunk refuse). Where a lane has a maxDepth, a first pass over every chunk adds up each such
-    // lane's new jobs against its room (and checks the tenants on the way); else the first chunk
-    // checks the tenants that the later ones name (laterTenants: a few values per lane, not a
-    // second pass over every item), or, past LATER_PER_CALL lanes, calls of their own ahead of it.
-    const ceilings = jobs.length > SUBMIT_CHUNK && (await this.ctx.scripts.hasDepthCeilings(k));
-    let later = jobs.length > SUBMIT_CHUNK && !ceilings && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
+    // lane's new jobs against its room (and checks the tenants on the way); the first chunk checks
+    // the tenants that the later ones name (laterTenants: a few values per lane, not a second pass
+    // over every item), or, past LATER_PER_CALL lanes, calls of their own ahead of it (checkIn).
+    // `checked`: the caller has had checkIn do all that.
     const ids = new Array<string>(jobs.length);
-    if (later.length > LATER_PER_CALL) {
-      // NOTE: more lanes than one script should read go ahead of the first chunk in check-only
-      // calls of LATER_PER_CALL lanes each, so no call grows with the size of the whole call. They
-      // write nothing, so they go at once (one round trip); their answers are read in call order,
-      // so the first refused item of the call is the one named.
-      const pages = await Promise.all(pagesOf(later, LATER_PER_CALL).map((page) => this.ctx.scripts.submitMany(k, [], true, page, sharded, gen)));
-      if (pages.some(isStale)) return { ids, stale: true, rest: jobs.map((_, i) => i) };
-      for (const reply of pages) this.admitted(k.queue, jobs, 'items', reply, (i) => places[i]);
+    const ceilings = !checked && jobs.length > SUBMIT_CHUNK && (await this.ctx.scripts.hasDepthCeilings(k));
+    let later = jobs.length > SUBMIT_CHUNK && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
+    if (!checked && (ceilings || later.length > LATER_PER_CALL)) {
+      const got = await this.checkIn(k, jobs, places, sharded, gen, ceilings);
+      if (got.moved) return { ids, moved: got.moved, rest: jobs.map((_, i) => i) };
+      if (got.stale) return { ids, stale: true, rest: jobs.map((_, i) => i) };
+      if (got.refused) throw got.refused.error;
       later = [];
     }
-    if (ceilings) {
-      const lanes = new Map<string, LaneRoom & { first: number }>();
-      // NOTE: the chunks' check-only calls write nothing either: sent at once, read in order.
-      const chunks = pagesOf(jobs, SUBMIT_CHUNK);
-      const checks = await Promise.all(chunks.map((chunk) => this.ctx.scripts.submitMany(k, chunk, true, [], sharded, gen)));
-      for (const [c, chunk] of chunks.entries()) {
-        const start = c * SUBMIT_CHUNK;
-        const reply = checks[c];
-        if (isMoved(reply)) return { ids, moved: reply.moved, rest: jobs.map((_, i) => i) };
-        if (isStale(reply)) return { ids, stale: true, rest: jobs.map((_, i) => i) };
-        const rooms = this.admitted(k.queue, chunk, 'items', reply, (i) => places[start + i]) as LaneRoom[];
-        for (const r of rooms) {
-          const seen = lanes.get(r.group);
-          if (seen) seen.fresh += r.fresh;
-          else lanes.set(r.group, { ...r, first: start + chunk.findIndex((j) => j.group === r.group) });
-        }
-      }
-      for (const r of lanes.values()) {
-        if (r.fresh > r.room) this.refuseFull(k.queue, jobs[r.first].group, `items[${places[r.first]}].group`, r.n);
-      }
-    }
+    if (later.length > LATER_PER_CALL) later = [];
     for (let start = 0; start < jobs.length; start += SUBMIT_CHUNK) {
       let batch = jobs.slice(start, start + SUBMIT_CHUNK).map((job, j) => ({ job, at: start + j }));
       for (let attempt = 0; batch.length > 0; attempt++) {
@@ -259,6 +312,14 @@ export class LaneAdmission {
     if (tc !== undefined && Buffer.byteLength(json) + tc.length <= this.ctx.options.maxPayloadBytes) args.tc = tc;
     return args;
   }
+}
+
+/**
+ * The job a shard's answer about a lane speaks of, among the `jobs` sent there: one naming the lane's
+ * tenant before one sent by its binding.
+ */
+function sentOf(jobs: AdmitArgs[]): (group: string) => AdmitArgs | undefined {
+  return (group) => jobs.find((j) => j.group === group && !j.byBinding) ?? jobs.find((j) => j.group === group);
 }
 
 /** `items` in pages of `size`, in order. */

@@ -416,6 +416,24 @@ export class LaneScripts {
   }
 
   /**
+   * What binding `lanes` to their tenants in their home shard `k` would meet, writing nothing (see
+   * lua/bindLanes ARGV[2] '?'): per lane, 'ok', 'move' (bound to `current`, another tenant) or
+   * 'refused' (bound to none and holding jobs here), its binding ('' none) and its tenant here ('' none).
+   */
+  async bindCheck(k: LaneKeys, lanes: BindArgs[]): Promise<{ verdict: 'ok' | 'move' | 'refused'; current: string; own: string }[]> {
+    const args: (string | number)[] = [k.base, '?'];
+    for (const l of lanes) args.push(l.group, l.tenant, l.away ? '1' : '0', '', '');
+    const reply = (await this.run('submit', k.queue, 'bindLanes', [k.bound], args)) as string[];
+    return lanes.map((_, i) => ({ verdict: reply[1 + 3 * i] as 'ok' | 'move' | 'refused', current: reply[2 + 3 * i], own: reply[3 + 3 * i] }));
+  }
+
+  /** Whether lane `group` holds a job in shard `k`, and its tenant there ('' none), writing nothing (lua/moveLane 'check'). */
+  async laneHere(k: LaneKeys, group: string): Promise<{ held: boolean; tenant: string }> {
+    const reply = (await this.run('submit', k.queue, 'moveLane', [k.unbound], [k.base, group, '-', 'check'])) as string[];
+    return { held: reply[1] === '1', tenant: reply[2] };
+  }
+
+  /**
    * One shard's half of a lane's move between tenants (see lua/moveLane): 'out' in the shard of the
    * tenant it leaves (false, nothing written, while it holds jobs there), 'in' in the shard of the one it joins;
    * 'release' as 'out', for a lane that let its tenant go (false also while it is under a tenant there).

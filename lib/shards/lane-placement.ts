@@ -99,6 +99,54 @@ export class LanePlacement {
   }
 
   /**
+   * Refuses, before anything of the call is written, what a submitMany's binding of its lanes would
+   * refuse part way (bind writes a lane's binding, and may move its settings, while another lane of
+   * the call is still to be refused), and what an unsharded queue refuses by the order of the items:
+   * a lane named with a tenant after an item of the call that names none for it (that item puts a
+   * job into the lane under the tenant the lane has then, or none). Asks only the lanes this
+   * process does not know bound to the tenant named, and those: their homes (bindLanes '?') and,
+   * for a lane bound elsewhere or named after a plain item, its tenant's shard (moveLane 'check').
+   * (A writer between these reads and the writes can still make the call refuse part way.)
+   */
+  async check(k0: LaneKeys, n: number, jobs: AdmitArgs[], list: string, places: number[]): Promise<void> {
+    const first = new Map<string, { tenant: string; item: number; after: boolean }>();
+    const plain = new Set<string>();
+    for (const i of places) {
+      const job = jobs[i];
+      if (job.tenant === undefined) plain.add(job.group);
+      else if (!first.has(job.group)) first.set(job.group, { tenant: job.tenant, item: i, after: plain.has(job.group) });
+    }
+    const homes = new Map<number, { group: string; tenant: string; item: number; after: boolean }[]>();
+    for (const [group, f] of first) {
+      if (!f.after && this.ctx.shards.bindings.tenantOf(k0.queue, group) === f.tenant) continue;
+      const home = shardOf(group, n);
+      homes.set(home, [...(homes.get(home) ?? []), { group, ...f }]);
+    }
+    const refusals: { item: number; group: string; tenant: string; current: string }[] = [];
+    await Promise.all([...homes].map(async ([home, lanes]) => {
+      const found = await this.ctx.scripts.bindCheck(k0.shardKeys(home), lanes.map((l) => ({ group: l.group, tenant: l.tenant, away: shardOf(l.tenant, n) !== home })));
+      await Promise.all(lanes.map(async (l, i) => {
+        const { verdict, current, own } = found[i];
+        const refuse = (now: string) => refusals.push({ item: l.item, group: l.group, tenant: l.tenant, current: now });
+        if (verdict === 'refused') return refuse(own);
+        // NOTE: a plain item first puts a job into the lane: under the tenant it has then (in its
+        // tenant's shard, while it holds a job or a setting there), else under none, at home.
+        if (verdict === 'move' || (l.after && current === l.tenant)) {
+          const here = await this.ctx.scripts.laneHere(k0.shardKeys(shardOf(current, n)), l.group);
+          if (verdict === 'move' && here.held) return refuse(current);
+          if (l.after && here.tenant !== l.tenant) return refuse(here.tenant);
+          return;
+        }
+        if (l.after && own !== l.tenant) refuse(own);
+      }));
+    }));
+    if (refusals.length === 0) return;
+    const r = refusals.reduce((a, b) => (b.item < a.item ? b : a));
+    const argument = tenantArg(list, r.item);
+    throw new EchoMqError(tenantTaken(argument, r.group, r.tenant, r.current), { argument, queue: k0.queue });
+  }
+
+  /**
    * Binds each lane that `jobs` (those at `places`, default all) name a tenant for to that tenant,
    * unless this process knows it bound so: in the lane's home shard (one call per home, all at
    * once), its settings at home carried to the tenant's shard; a lane bound to another tenant moves

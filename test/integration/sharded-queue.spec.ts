@@ -733,6 +733,20 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect((await lanes.claim(q))?.group).toBe(g2);
   });
 
+  it('a submitMany with an item past its lane\'s maxDepth admits none, in any shard (LANE_FULL, nothing written)', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, 4);
+    const [full, ...others] = lanesPerShard(4, 1).flat();
+    await lanes.maxDepth(q, full, 1);
+    await lanes.submit(q, full, 0);
+    const before = await dirty(client);
+    const items = [...others.map((group) => ({ group, payload: 1 })), { group: full, payload: 1 }];
+    const refused = await rejects(lanes.submitMany(q, items));
+    expect([refused.code, refused.argument]).toEqual(['LANE_FULL', `items[${others.length}].group`]);
+    expect(await dirty(client)).toBe(before);
+    expect((await lanes.stats(q)).totals.submitted).toBe(1);
+  });
+
   it('a queue-wide ceiling is refused on a sharded queue (MISCONFIGURED), writing nothing', async () => {
     const q = queues.queue();
     await lanes.shards(q, 4);

@@ -304,7 +304,7 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     expect(await client.zcard(k.shardKeys(1).lane(g))).toBe(0);
     expect((await lanes.lane(q, g)).maxDepth).toBe(3);
     expect((await rejects(stale.submit(q, g, { i: 9 }))).code).toBe('LANE_FULL');
-    expect(await client.hget(k.shardKeys(1).depthLimit, g)).toBeNull();
+    expect(await client.hget(k.shardKeys(1).depth, g)).toBeNull();
     // It holds jobs under none now: naming a is refused, from either process, writing nothing.
     const before = await dirty(client);
     for (const service of [stale, lanes]) expect((await rejects(service.submit(q, g, 9, { tenant: a }))).argument).toBe('opts.tenant');
@@ -338,6 +338,70 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     const others = lanesPerShard(SHARDS, 210, 'filler-')[1];
     await stale.submitMany(q, [...others.map((o) => ({ group: o, payload: { i: 0 } })), { group: g, payload: { i: 2 } }]);
     expect(await lanes.lane(q, g)).toMatchObject({ tenant: null, pending: 2 });
+  });
+
+  it('a setting given to a lane that let its tenant go holds: the next submit naming no tenant takes it home with the lane (a pause parks, a limit caps)', async () => {
+    const { q, k, a, g } = await laneBetween();
+    const home = k.shardKeys(shardOf(g, SHARDS));
+    await lanes.submit(q, g, { i: 0 }, { tenant: a });
+    await drain(lanes, q);
+    await lanes.pause(q, g);
+    await lanes.limit(q, g, 1);
+    await fresh().submit(q, g, { i: 1 });
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: null, paused: true, limit: 1, pending: 1 });
+    expect(await client.sismember(k.shardKeys(1).paused, g)).toBe(0);
+    expect(await client.hget(k.shardKeys(1).limit, g)).toBeNull();
+    for (let i = 0; i < 2 * SHARDS; i++) expect(await lanes.claim(q)).toBeNull();
+    await lanes.resume(q, g);
+    await lanes.submit(q, g, { i: 2 });
+    const served: LaneJob[] = [];
+    for (let i = 0; i < 4 * SHARDS; i++) {
+      const job = await lanes.claim(q);
+      if (job) served.push(job);
+    }
+    expect(served.map((j) => (j.payload as { i: number }).i)).toEqual([1]);
+    expect(await client.zcard(home.lane(g))).toBe(1);
+  });
+
+  it('a submitMany refused for one lane writes nothing in any shard: no binding, no settings moved, no other shard\'s jobs', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, SHARDS);
+    const k = keysOf(q);
+    const { tenant: a, away } = names(1);
+    const b = names(2).tenant;
+    const [held, set, other] = away;
+    // `held` holds a job under a; `set` has a setting in its home and no job.
+    await lanes.submit(q, held, { i: 0 }, { tenant: a });
+    await lanes.weight(q, set, 2);
+    const refused = async (items: Parameters<LanesService['submitMany']>[1], argument: string) => {
+      for (const service of [lanes, fresh()]) {
+        const before = await dirty(client);
+        expect((await rejects(service.submitMany(q, items))).argument).toBe(argument);
+        expect(await dirty(client)).toBe(before);
+      }
+    };
+    // A lane bound and its setting moved for item 0, while item 1 is refused (its lane holds a job under a).
+    await refused([{ group: set, payload: 1, opts: { tenant: b } }, { group: held, payload: 1, opts: { tenant: b } }], 'items[1].opts.tenant');
+    // A plain item puts a job into a fresh lane under no tenant, so a later item naming one for it is refused, as unsharded.
+    await refused([{ group: other, payload: 1 }, { group: other, payload: 2, opts: { tenant: b } }], 'items[1].opts.tenant');
+    // Jobs of other lanes, bound for other shards, are not admitted when one item is refused.
+    await refused([{ group: held, payload: 1, opts: { tenant: b } }, ...lanesPerShard(SHARDS, 1, 'plain-').flat().map((g) => ({ group: g, payload: 1 }))], 'items[0].opts.tenant');
+    expect(await lanes.lane(q, set)).toMatchObject({ tenant: null, weight: 2 });
+    expect((await lanes.stats(q)).totals.submitted).toBe(1);
+  });
+
+  it('a submitMany from a process whose binding is stale, refused for that lane, admits nothing in the other shards', async () => {
+    const { q, a, g } = await laneBetween();
+    const stale = fresh();
+    await stale.submit(q, g, { i: 0 }, { tenant: a });
+    await drain(lanes, q);
+    // Another process makes it a lane of no tenant holding a job; the stale one still knows it bound to a.
+    await lanes.submit(q, g, { i: 1 });
+    const before = await dirty(client);
+    const plain = lanesPerShard(SHARDS, 1, 'plain-').flat().map((x) => ({ group: x, payload: 1 }));
+    expect((await rejects(stale.submitMany(q, [{ group: g, payload: 2, opts: { tenant: a } }, ...plain]))).argument).toBe('items[0].opts.tenant');
+    expect(await dirty(client)).toBe(before);
+    expect((await lanes.stats(q)).totals.submitted).toBe(2);
   });
 
   it('a submit naming the tenant while another process lets the lane go wins: the unbinding stops, and the lane stays the tenant\'s, in one shard', async () => {
