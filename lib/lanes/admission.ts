@@ -48,7 +48,10 @@ export class LaneAdmission {
       }
       const r = this.admitted(k.queue, [sent], '', reply);
       if (r.status !== 'collide') {
-        if (n > 1) this.ctx.shards.jobs.remember(k.queue, r.id, k.shard);
+        if (n > 1) {
+          this.ctx.shards.jobs.remember(k.queue, r.id, k.shard);
+          this.ctx.shards.wrote(k0, k.shard, n);
+        }
         return this.ctx.durability.confirm('submit', k.queue, r.id, true, k);
       }
       // NOTE: the id is another job's; returning it would drop this job while claiming success.
@@ -139,6 +142,7 @@ export class LaneAdmission {
           ids[part.places[j]] = id;
           if (n > 1) this.ctx.shards.jobs.remember(k.queue, id, part.keys.shard);
         });
+        if (n > 1 && got.ids.some((id) => id !== undefined)) this.ctx.shards.wrote(k, part.keys.shard, n);
         if (got.moved) {
           learnt = true;
           await this.placement.learn(k, n, got.moved, sentOf(part.jobs), moved);

@@ -265,6 +265,16 @@ export class ShardRouter {
     }
   }
 
+  /**
+   * This process admitted work into shard `shard` of a queue of `n` shards: its own claims, should
+   * they believe that shard empty, look at it again at their next call rather than after
+   * DRY_REVISIT_MS (work from other processes is found then, or at once by an idle consumer's wake token).
+   */
+  wrote(k: LaneKeys, shard: number, n: number): void {
+    const v = this.visits.get(k.queue);
+    if (v !== undefined && v.shards === n) v.woke(shard);
+  }
+
   /** How this process spreads its claims over the `n` shards of a queue (anew when n changed). */
   visitsOf(k: LaneKeys, n: number): ShardVisits {
     let v = this.visits.get(k.queue);
