@@ -21,8 +21,7 @@ export class LaneJobs {
     const { shard, p } = await this.ctx.shards.byId(k, id, async (s) => ({ shard: s, p: await this.ctx.scripts.locate(s, id, POSITION_EXACT_RING) }), (r) => r.p !== null);
     if (!p) return null;
     // NOTE: the rate is that of the queue's current busy spell (presentRate.lua), not the minute's
-    // average, which a quiet stretch before a burst would dilute: wait = ahead x span / count. On a
-    // sharded queue both are the job's shard's: its claims and its rate.
+    // average, which a quiet stretch before a burst would dilute: wait = ahead x span / count.
     const estimatedWaitMs = p.rateCount > 0 ? Math.round((p.ahead * p.rateSpanMs) / p.rateCount) : null;
     const at = { laneRank: p.laneRank, ringIndex: p.ringIndex, ringLength: p.ringLength, ahead: p.ahead, exact: p.exact, estimatedWaitMs,
       tenant: p.tenant, tenantRingIndex: p.tenantRingIndex };
@@ -30,10 +29,17 @@ export class LaneJobs {
     // NOTE: claims spread over the shards by their rings' sizes (shards/shard-visits.ts), so while
     // the shard serves its `ahead` claims the queue serves about total/own times as many, give or
     // take the interleaving: one more cycle of every serviceable lane bounds it (the README's δ).
-    const sizes = await Promise.all((await this.ctx.shards.all(k)).map((s) => this.ctx.scripts.ringSize(s)));
+    // Those are the whole queue's claims, served at the whole queue's rate: the sum of its shards'.
+    const shards = await this.ctx.shards.all(k);
+    const [sizes, rates] = await Promise.all([
+      Promise.all(shards.map((s) => this.ctx.scripts.ringSize(s))),
+      Promise.all(shards.map((s) => (s.shard === shard.shard ? { count: p.rateCount, spanMs: p.rateSpanMs } : this.ctx.scripts.shardRate(s)))),
+    ]);
     const total = sizes.reduce((a, b) => a + b, 0);
     const own = Math.max(1, sizes[shard.shard]);
-    return { ...at, ringLength: total, ahead: Math.ceil((p.ahead * total) / own) + total, exact: false };
+    const ahead = Math.ceil((p.ahead * total) / own) + total;
+    const perMs = rates.reduce((sum, r) => sum + (r.count > 0 && r.spanMs > 0 ? r.count / r.spanMs : 0), 0);
+    return { ...at, ringLength: total, ahead, exact: false, estimatedWaitMs: perMs > 0 ? Math.round(ahead / perMs) : null };
   }
 }
 

@@ -167,6 +167,7 @@ export const SCRIPT_OF = {
   foldTotals: 'foldTotals',
   bindLanes: 'bindLanes',
   moveLane: 'moveLane',
+  shardRate: 'shardRate',
 } as const;
 
 /** @internal What a claim script served: the jobs handed out, the next due time, and how many it dead-lettered. */
@@ -521,6 +522,12 @@ export class LaneScripts {
     const [list, vt] = await withinCallTimeout(Promise.all([this.client.llen(k.ring), this.client.zcard(k.ring + ':vt')]),
       this.callTimeoutMs, 'ring', k.queue);
     return Number(list) + Number(vt);
+  }
+
+  /** Shard `k`'s present completion rate: its current busy spell's completions and the ms they took (see lua/shardRate). */
+  async shardRate(k: LaneKeys): Promise<{ count: number; spanMs: number }> {
+    const r = (await this.run('position', k.queue, 'shardRate', [k.stats], [])) as number[];
+    return { count: Number(r[0]), spanMs: Number(r[1]) };
   }
 
   /** Pauses the whole queue (meta field `paused`); true when it was not paused. */

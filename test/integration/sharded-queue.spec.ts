@@ -733,6 +733,39 @@ describe('sharded queues on one server (shardsOnOneServer: the same code paths a
     expect(delta).toBeLessThanOrEqual(1);
   });
 
+  it('position() estimates a wait at the whole queue\'s rate: a burst into a shard that completed nothing yet is not left without an estimate', async () => {
+    const q = queues.queue();
+    await lanes.shards(q, 2);
+    const [[flood], [light]] = lanesPerShard(2, 1, 'eta-');
+    await lanes.submitMany(q, Array.from({ length: 3000 }, (_, i) => ({ group: flood, payload: i })));
+    let run = true;
+    const claimedAt = new Map<string, number>();
+    const loop = async (service: LanesService) => {
+      while (run) {
+        const job = await service.claim(q);
+        if (!job) continue;
+        claimedAt.set(job.id, Date.now());
+        await new Promise((r) => setTimeout(r, 2));
+        await service.complete(q, job.id, job.attempt);
+      }
+    };
+    const loops = [loop(lanesOn(client, { shardsOnOneServer: true })), loop(lanesOn(client, { shardsOnOneServer: true }))];
+    await new Promise((r) => setTimeout(r, 1500));
+    // The light lane's shard has completed nothing: its own rate is none, the queue's is the flood's.
+    const ids = await lanes.submitMany(q, Array.from({ length: 40 }, (_, i) => ({ group: light, payload: i })));
+    const asked = Date.now();
+    const p = (await lanes.position(q, ids[39]))!;
+    while (!claimedAt.has(ids[39]) && Date.now() - asked < 20_000) await new Promise((r) => setTimeout(r, 5));
+    run = false;
+    await Promise.all(loops);
+    const actual = claimedAt.get(ids[39])! - asked;
+    console.log(`[sharded] position() of a burst's 40th job in a shard that completed nothing: ahead ${p.ahead}, estimate ${p.estimatedWaitMs} ms, actual ${actual} ms`);
+    expect(p.estimatedWaitMs).not.toBeNull();
+    expect(p.estimatedWaitMs! / Math.max(actual, 1)).toBeGreaterThan(0.4);
+    expect(p.estimatedWaitMs! / Math.max(actual, 1)).toBeLessThan(2.5);
+    await lanes.drain(q);
+  });
+
   it('steering lands in the lane\'s shard: a ceiling holds there, a paused lane waits, pauseQueue stops every shard', async () => {
     const q = queues.queue();
     await lanes.shards(q, 4);
