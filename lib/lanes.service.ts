@@ -18,7 +18,7 @@ import { EchoMqConnections } from './redis/echomq-connections';
 import { closeRedisClient } from './redis/redis-connection';
 import { LaneRecovery } from './lanes/recovery';
 import { LaneRemoval } from './lanes/removal';
-import { adoptLanes, prepareServer } from './lanes/server-setup';
+import { adoptLanes, bootFairness, prepareServer } from './lanes/server-setup';
 import { LaneSteering } from './lanes/steering';
 import { LaneTenants } from './lanes/tenants';
 import { LaneFairness } from './lanes/fairness';
@@ -94,7 +94,18 @@ export class LanesService implements OnModuleInit, BeforeApplicationShutdown, On
     return adoptLanes(this.ctx, queues, this.logger);
   }
 
-  /** @internal Gives the job-id node number back (before the connections close). */
+  /**
+   * @internal Sets the registered fairness of `queues` at boot, holding the boot no longer than a
+   * server that does not answer allows (see lanes/server-setup.ts).
+   */
+  bootFairness(queues: [string, FairnessOptions][]): Promise<void> {
+    return bootFairness(this.ctx, queues, (queue, fairness) => this.fairness(queue, fairness), this.logger);
+  }
+
+  /**
+   * @internal Gives the job-id node number back (before the connections close): once, however often
+   * asked (the claim loops' shutdown starts it beside their stop, see ClaimLoopOrchestrator).
+   */
   async beforeApplicationShutdown(): Promise<void> {
     await this.nodeLease.release();
   }

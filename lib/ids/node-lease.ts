@@ -35,6 +35,7 @@ export class JobIdNodeLease {
   private sharing = false;
   /** Set by release: a take still on the wire then gives its number straight back. */
   private released = false;
+  private releasing?: Promise<void>;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -83,7 +84,12 @@ export class JobIdNodeLease {
   }
 
   /** Gives the number back, so that a process started next can have it. */
-  async release(): Promise<void> {
+  /** Gives the number back; a second call meets the first's (see ClaimLoopOrchestrator's shutdown). */
+  release(): Promise<void> {
+    return (this.releasing ??= this.releaseOnce());
+  }
+
+  private async releaseOnce(): Promise<void> {
     this.released = true;
     clearInterval(this.timer);
     this.timer = undefined;

@@ -1,10 +1,13 @@
 import type { LoggerService } from '@nestjs/common';
 import { adoptedLanes, evictionPolicyWarning } from '../echomq.messages';
 import type { JobIdNodeLease } from '../ids/node-lease';
+import type { FairnessOptions } from '../interfaces';
 import type { RedisClient } from '../scripts/lane-scripts';
 import type { LaneContext } from './lane-context';
 
 const SETUP_TIMEOUT_MS = 3_000;
+/** How long a queue's registered fairness that a boot could not set waits before the next try. */
+const FAIRNESS_RETRY_MS = 5_000;
 /** Lanes read per adoptLanes call: 1.4 ms of server time a call (median; longest 4.1 ms) on a 100,000-lane queue. */
 const ADOPT_PAGE = 250;
 
@@ -64,22 +67,54 @@ export async function adoptLanes(ctx: LaneContext, queues: string[], logger: Log
     // NOTE: a new queue, or one 0.2 wrote all along, walks its few pages without a word.
     if (indexed > 0) logger.log(adoptedLanes(queue, indexed));
   }));
-  const failed = (err: unknown) => {
-    // NOTE: the connections were closed meanwhile: the boot failed elsewhere, nothing to report.
-    if (ctx.client.status === 'end') return;
+  await bootStep(ctx, adopting, (err) => {
     logger.warn(`Could not index the lanes of a queue written before 0.2; scanLanes, topLanes and stats().pending leave them out until a boot does. If the server refused a command, the ACL user was made for 0.1: grant it +sscan +hscan too (the README's ACL line has every right). ${(err as Error).message}`);
+  });
+}
+
+/**
+ * Sets each queue's registered fairness at boot, before the claim loops start (see
+ * ClaimLoopOrchestrator), as a bounded step (bootStep): a server that does not answer holds the
+ * boot no longer, and the call goes on behind the loops (ioredis sends it first once the server is
+ * back). A call that fails (callTimeoutMs) is logged and made again every FAIRNESS_RETRY_MS until
+ * it is done or the connection is closed.
+ */
+export async function bootFairness(ctx: LaneContext, queues: [string, FairnessOptions][], set: (queue: string, fairness: FairnessOptions) => Promise<void>,
+  logger: LoggerService): Promise<void> {
+  const apply = async (queue: string, fairness: FairnessOptions): Promise<void> => {
+    for (;;) {
+      try {
+        return await set(queue, fairness);
+      } catch (err) {
+        if (ctx.client.status === 'end') throw err;
+        logger.warn(`Could not set the fairness of queue "${queue}" at boot (${(err as Error).message}); trying again in ${FAIRNESS_RETRY_MS} ms, its consumers claim meanwhile in the mode it has.`);
+        await new Promise((r) => setTimeout(r, FAIRNESS_RETRY_MS).unref());
+      }
+    }
   };
-  // NOTE: a connection not up yet (the server is down at boot) has already held the boot for the
-  // node lease; the walk then goes on behind the loops once the server answers.
+  await bootStep(ctx, Promise.all(queues.map(([queue, fairness]) => apply(queue, fairness))), () => undefined);
+}
+
+/**
+ * A step of the boot that must not hold it while the server does not answer: awaited at most
+ * SETUP_TIMEOUT_MS while the connection is up, not at all while it is not (a connection not up yet
+ * has already held the boot for the node lease); the rest goes on behind the claim loops, and
+ * `failed` hears why it did not finish (not when the connections were closed meanwhile: the boot
+ * failed elsewhere, nothing to report).
+ */
+async function bootStep(ctx: LaneContext, step: Promise<unknown>, failed: (err: unknown) => void): Promise<void> {
+  const report = (err: unknown) => {
+    if (ctx.client.status !== 'end') failed(err);
+  };
   if (!isReady(ctx.client)) {
-    adopting.catch(failed);
+    step.catch(report);
     return;
   }
   try {
-    await withTimeout(adopting, SETUP_TIMEOUT_MS);
+    await withTimeout(step, SETUP_TIMEOUT_MS);
   } catch (err) {
-    if (err instanceof NoAnswer) adopting.catch(failed);
-    else failed(err);
+    if (err instanceof NoAnswer) step.catch(report);
+    else report(err);
   }
 }
 

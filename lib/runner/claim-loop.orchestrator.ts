@@ -38,8 +38,9 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     if (this.loops.length > 0) return;
     // NOTE: before the loops claim, so a queue from before 0.2 is counted before anything moves in it.
     await this.lanes.adoptLanes(this.queues());
-    // NOTE: a queue registered with a fairness has it before any consumer of the app claims.
-    for (const [queue, fairness] of this.registry?.fairnessOfQueues() ?? []) await this.lanes.fairness(queue, fairness);
+    // NOTE: a queue registered with a fairness has it before any consumer of the app claims (while
+    // the server answers: else the boot goes on, as it does past the node lease and adoptLanes).
+    await this.lanes.bootFairness([...(this.registry?.fairnessOfQueues() ?? [])]);
     if (this.loops.length > 0) return;
     for (const found of this.explorer.getConsumers()) {
       const consumer = withQueueDefaults(found, this.registry?.defaultsOf(found.queue) ?? {});
@@ -85,6 +86,10 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    // NOTE: the job-id node number goes back beside the loops' stop, not after it: Nest 12 runs this
+    // hook before LanesService's (a level of the module graph at a time; Nest 11 ran them together),
+    // which then finds it given back.
+    const released = this.lanes.beforeApplicationShutdown();
     const loops = this.loops.splice(0);
     await Promise.all(loops.map(async ({ loop, name, queue }) => {
       await loop.stop(this.options.shutdownTimeoutMs);
@@ -92,6 +97,7 @@ export class ClaimLoopOrchestrator implements OnApplicationBootstrap, BeforeAppl
     }));
     for (const waker of this.wakers.values()) waker.close();
     this.wakers.clear();
+    await released;
   }
 }
 

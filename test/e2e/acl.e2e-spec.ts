@@ -32,7 +32,7 @@ class AclAudit {
 }
 
 /** LanesService methods that are not the queue's public operations (hooks and internals). */
-const NOT_PUBLIC = new Set(['constructor', 'onModuleInit', 'beforeApplicationShutdown', 'onApplicationShutdown', 'keysOf', 'settings', 'admitArgs', 'leaseOf', 'wclaimTurn', 'extendUntil', 'shardsOf', 'shardWoke']);
+const NOT_PUBLIC = new Set(['constructor', 'onModuleInit', 'beforeApplicationShutdown', 'onApplicationShutdown', 'keysOf', 'settings', 'admitArgs', 'leaseOf', 'wclaimTurn', 'extendUntil', 'shardsOf', 'shardWoke', 'bootFairness']);
 
 /**
  * Least privilege: a user allowed the EchoMQ keys and the commands in lib/redis/acl.ts, nothing

@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import { spawn } from 'child_process';
 import { join } from 'path';
 import { EchoMqModule, LaneConsumer, LaneJob, LanesService, Weighted } from '../../lib';
+import { ClaimLoopOrchestrator } from '../../lib/runner/claim-loop.orchestrator';
 import { TestRedisServer } from '../support/redis-server';
 import { bootApp, gate, nestFixture, socketsTo, until } from '../support/nest';
 
@@ -105,6 +106,26 @@ describe('lifecycle of claim loops', () => {
     await c.quit();
     // A call after close is refused as the library's error, saying why.
     await expect(lanes.submit('life-slow', 'a', 3)).rejects.toMatchObject({ name: 'EchoMqError', code: 'UNAVAILABLE', message: expect.stringMatching(/connection to Redis is closed.*app\.close\(\)/) });
+  });
+
+  it('gives the job-id node number back as the loops begin to stop, not after they stopped (Nest 12 runs the loops\' hook first, alone)', async () => {
+    held.gate = gate();
+    held.started.length = 0;
+    const { app } = await bootApp(server.url, [SlowWorker], { shutdownTimeoutMs: 2_000 });
+    apps.push(app);
+    await app.get(LanesService).submit('life-slow', 'a', 1);
+    await until(() => held.started.length === 1, 5_000, 'the handler to start');
+    const c = server.client();
+    const numbers = async () => Object.keys(await c.hgetall('emq:node-leases')).filter((f) => f !== 'next');
+    expect(await numbers()).toHaveLength(1);
+    // The loops' shutdown alone, as Nest 12 calls it before LanesService's: its handler holds it up to 2 s.
+    let stopped = false;
+    const stopping = app.get(ClaimLoopOrchestrator).beforeApplicationShutdown().then(() => (stopped = true));
+    await until(async () => (await numbers()).length === 0, 1_000, 'the node number to be given back');
+    expect(stopped).toBe(false);
+    held.gate.open();
+    await stopping;
+    await c.quit();
   });
 
   it('hands back the jobs of handlers still running at shutdownTimeoutMs, to be served again', async () => {

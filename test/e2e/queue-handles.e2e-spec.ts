@@ -5,6 +5,7 @@ import {
   RegisterQueueOptions,
 } from '../../lib';
 import { CapturingLogger, nestFixture, until } from '../support/nest';
+import { freePort, TestRedisServer } from '../support/redis-server';
 
 /**
  * Queue handles: `EchoMqModule.registerQueue(...)` / `registerQueueAsync(...)`, `@InjectQueue(name)`,
@@ -206,6 +207,39 @@ describe('queue handles', () => {
     const served = (await orders.claimMany(45)).jobs.map((j) => j.group);
     expect(served.filter((g) => g === 'big')).toHaveLength(2);
   });
+
+  it('boots while the server does not answer, a queue\'s fairness then set once it does (and tried again after a call that timed out)', async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const bootDown = async (queue: string, callTimeoutMs?: number) => {
+      const logger = new CapturingLogger();
+      const mod = await Test.createTestingModule({
+        imports: [EchoMqModule.forRoot({ connection: url, logger, callTimeoutMs }), EchoMqModule.registerQueue({ name: queue, fairness: { by: 'cost' } })],
+      }).compile();
+      const app = mod.createNestApplication({ logger });
+      fixture.apps.push(app);
+      const started = Date.now();
+      await app.init();
+      return { took: Date.now() - started, logger, lanes: app.get(LanesService) };
+    };
+    const waiting = await bootDown('costly');
+    const timedOut = await bootDown('costly-too', 500);
+    // NOTE: each held by the one 3 s deadline of a boot while the server is down, no more.
+    expect(waiting.took).toBeLessThan(6_000);
+    expect(timedOut.took).toBeLessThan(6_000);
+    // NOTE: the server comes up once the second app's call has had its 500 ms.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const server = await TestRedisServer.start([], port);
+    try {
+      const by = async (lanes: LanesService, queue: string) => (await lanes.stats(queue).catch(() => null))?.fairness.by;
+      await until(async () => (await by(waiting.lanes, 'costly')) === 'cost', 10_000, 'the fairness sent while the server was down');
+      await until(async () => (await by(timedOut.lanes, 'costly-too')) === 'cost', 15_000, 'the fairness tried again');
+      expect(timedOut.logger.text('warn')).toMatch(/Could not set the fairness of queue "costly-too" at boot/);
+    } finally {
+      await Promise.all(fixture.apps.splice(0).map((a) => a.close()));
+      await server.stop();
+    }
+  }, 40_000);
 
   it('fails the boot on bad defaults, naming the option, and on one queue registered with two sets of defaults', async () => {
     const bad = boot([EchoMqModule.registerQueue({ name: 'orders', defaults: { maxAttempts: 0 } })]);
