@@ -56,10 +56,14 @@ describe('rate ceilings per lane', () => {
     expect(rated.length).toBeGreaterThanOrEqual(14);
     expect(rated.length).toBeLessThanOrEqual(5 * (Math.floor(span / 1_000) + 1));
     expect(rated.length).toBeLessThanOrEqual(20);
-    // The other lanes were served all along, in every 250 ms of the run.
+    // The other lanes were served all along, in every 250 ms of the run: from their first claim to
+    // their last (a first claim late in a loaded run leaves the run's last quarter short), which
+    // comes within the run's last 500 ms.
     const start = Math.min(...others);
+    const end = Math.max(...others);
+    expect(deadline - end).toBeLessThan(500);
     const quarters = new Set(others.map((t) => Math.floor((t - start) / 250)));
-    for (let s = 0; s < 11; s++) expect({ quarter: s, served: quarters.has(s) }).toEqual({ quarter: s, served: true });
+    for (let s = 0; s <= Math.floor((end - start) / 250); s++) expect({ quarter: s, served: quarters.has(s) }).toEqual({ quarter: s, served: true });
     expect(others.length).toBeGreaterThan(rated.length * 10);
   });
 
