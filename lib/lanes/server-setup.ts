@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { adoptedLanes, evictionPolicyWarning } from '../echomq.messages';
+import { EchoMqError } from '../errors';
 import type { JobIdNodeLease } from '../ids/node-lease';
 import type { FairnessOptions } from '../interfaces';
 import type { RedisClient } from '../scripts/lane-scripts';
@@ -76,8 +77,9 @@ export async function adoptLanes(ctx: LaneContext, queues: string[], logger: Log
  * Sets each queue's registered fairness at boot, before the claim loops start (see
  * ClaimLoopOrchestrator), as a bounded step (bootStep): a server that does not answer holds the
  * boot no longer, and the call goes on behind the loops (ioredis sends it first once the server is
- * back). A call that fails (callTimeoutMs) is logged and made again every FAIRNESS_RETRY_MS until
- * it is done or the connection is closed.
+ * back). A call the server did not answer in time (callTimeoutMs) is logged and made again every
+ * FAIRNESS_RETRY_MS until it is done or the connection is closed. A refusal (a mode compat mode does
+ * not take, a server that refuses the script) fails the boot, as it always did, while the boot waits.
  */
 export async function bootFairness(ctx: LaneContext, queues: [string, FairnessOptions][], set: (queue: string, fairness: FairnessOptions) => Promise<void>,
   logger: LoggerService): Promise<void> {
@@ -86,13 +88,19 @@ export async function bootFairness(ctx: LaneContext, queues: [string, FairnessOp
       try {
         return await set(queue, fairness);
       } catch (err) {
-        if (ctx.client.status === 'end') throw err;
-        logger.warn(`Could not set the fairness of queue "${queue}" at boot (${(err as Error).message}); trying again in ${FAIRNESS_RETRY_MS} ms, its consumers claim meanwhile in the mode it has.`);
+        if (ctx.client.status === 'end' || !(err instanceof EchoMqError) || err.code !== 'UNAVAILABLE') throw err;
+        logger.warn(`Could not set the fairness of queue "${queue}" at boot (${err.message}); trying again in ${FAIRNESS_RETRY_MS} ms, its consumers claim meanwhile in the mode it has.`);
         await new Promise((r) => setTimeout(r, FAIRNESS_RETRY_MS).unref());
       }
     }
   };
-  await bootStep(ctx, Promise.all(queues.map(([queue, fairness]) => apply(queue, fairness))), () => undefined);
+  const setting = Promise.all(queues.map(([queue, fairness]) => apply(queue, fairness)));
+  // NOTE: a refusal of the options comes before any call goes out: it fails the boot even while the
+  // connection is not up.
+  await Promise.race([setting, new Promise((r) => setImmediate(r))]);
+  await bootStep(ctx, setting, (err) => {
+    logger.warn(`Could not set a queue's registered fairness at boot: ${(err as Error).message}. Set it with fairness() once the server takes it.`);
+  }, true);
 }
 
 /**
@@ -100,9 +108,9 @@ export async function bootFairness(ctx: LaneContext, queues: [string, FairnessOp
  * SETUP_TIMEOUT_MS while the connection is up, not at all while it is not (a connection not up yet
  * has already held the boot for the node lease); the rest goes on behind the claim loops, and
  * `failed` hears why it did not finish (not when the connections were closed meanwhile: the boot
- * failed elsewhere, nothing to report).
+ * failed elsewhere, nothing to report). `fails`: an error while the boot waits fails the boot.
  */
-async function bootStep(ctx: LaneContext, step: Promise<unknown>, failed: (err: unknown) => void): Promise<void> {
+async function bootStep(ctx: LaneContext, step: Promise<unknown>, failed: (err: unknown) => void, fails = false): Promise<void> {
   const report = (err: unknown) => {
     if (ctx.client.status !== 'end') failed(err);
   };
@@ -114,6 +122,7 @@ async function bootStep(ctx: LaneContext, step: Promise<unknown>, failed: (err: 
     await withTimeout(step, SETUP_TIMEOUT_MS);
   } catch (err) {
     if (err instanceof NoAnswer) step.catch(report);
+    else if (fails) throw err;
     else report(err);
   }
 }

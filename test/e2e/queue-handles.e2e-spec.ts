@@ -211,10 +211,10 @@ describe('queue handles', () => {
   it('boots while the server does not answer, a queue\'s fairness then set once it does (and tried again after a call that timed out)', async () => {
     const port = await freePort();
     const url = `redis://127.0.0.1:${port}`;
-    const bootDown = async (queue: string, callTimeoutMs?: number) => {
+    const bootDown = async (queue: string, callTimeoutMs?: number, at = url, compat?: 'echomq') => {
       const logger = new CapturingLogger();
       const mod = await Test.createTestingModule({
-        imports: [EchoMqModule.forRoot({ connection: url, logger, callTimeoutMs }), EchoMqModule.registerQueue({ name: queue, fairness: { by: 'cost' } })],
+        imports: [EchoMqModule.forRoot({ connection: at, logger, callTimeoutMs, compat }), EchoMqModule.registerQueue({ name: queue, fairness: { by: 'cost' } })],
       }).compile();
       const app = mod.createNestApplication({ logger });
       fixture.apps.push(app);
@@ -222,6 +222,10 @@ describe('queue handles', () => {
       await app.init();
       return { took: Date.now() - started, logger, lanes: app.get(LanesService) };
     };
+    // A fairness the module refuses (compat mode takes only 'jobs') still fails the boot, the server up or not.
+    for (const at of [url, fixture.server.url]) {
+      await expect(bootDown('refused', undefined, at, 'echomq')).rejects.toMatchObject({ code: 'MISCONFIGURED', argument: 'opts.by' });
+    }
     const waiting = await bootDown('costly');
     const timedOut = await bootDown('costly-too', 500);
     // NOTE: each held by the one 3 s deadline of a boot while the server is down, no more.
