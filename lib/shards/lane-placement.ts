@@ -8,6 +8,12 @@ import { shardOf } from './shard-hash';
 
 /** How many times a submit asks again where a lane lives before it gives up (a lane moving meanwhile). */
 const MAX_RELEARN = 8;
+/**
+ * How long a submit waits before its n-th ask after the first, × n (10 ms, then 20, … 70: about
+ * 0.3 s in all), so that a move or release under way in another process, a few round trips long,
+ * has finished by the time it asks again.
+ */
+const RELEARN_PAUSE_MS = 10;
 
 /** A lane a submit names a tenant for, as its home shard's bindLanes takes it. */
 interface BindLane {
@@ -57,6 +63,7 @@ export class LanePlacement {
     if (round >= MAX_RELEARN) {
       throw new EchoMqError(laneMoving(k0.queue, [...moved.keys()][0], MAX_RELEARN), { code: 'UNAVAILABLE', queue: k0.queue });
     }
+    if (round > 0) await new Promise((r) => setTimeout(r, RELEARN_PAUSE_MS * round));
     // NOTE: taken before the answers are read: one read by a map since replaced is not remembered.
     const gen = this.ctx.shards.genOf(k0, n);
     await Promise.all([...moved].map(async ([group, tenant]) => {
@@ -91,9 +98,10 @@ export class LanePlacement {
     if (!(await this.ctx.scripts.moveLane(from, group, tenant, 'release'))) return;
     const home = k0.shardKeys(shardOf(group, n));
     const away = from.shard !== home.shard;
-    if (away) await this.settings.lane(from, home, group);
+    const moved = away ? await this.settings.copyLane(from, home, group) : undefined;
     const r = await this.ctx.scripts.bindLanes(home, [{ group, tenant: '', away, from: tenant, expect: version }]);
-    if (!('ok' in r) && away) await this.settings.lane(home, from, group);
+    if (moved && 'ok' in r) await this.settings.clear(moved);
+    else if (moved) await this.settings.clearLane(home, group);
     // NOTE: whatever it said, the home is asked again by the next route.
     this.ctx.shards.bindings.forgetLane(k0.queue, group);
   }
@@ -235,12 +243,14 @@ export class LanePlacement {
     if (!(await this.ctx.scripts.moveLane(old, group, from, 'out'))) {
       throw new EchoMqError(tenantTaken(argument, group, to, from), { argument, queue: k0.queue });
     }
-    if (old !== next) await this.settings.lane(old, next, group);
+    // NOTE: the settings stay in `old` too until the new binding stands: until then the lane is still
+    // `from`'s there, and a submit sent there by its binding does not take it for one that let it go.
+    const carried = old !== next ? await this.settings.copyLane(old, next, group) : undefined;
     const r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), [{ group, tenant: to, away: shardOf(to, n) !== home, from, expect: bound.version }]);
+    if (!('ok' in r) && carried) await this.settings.clearLane(next, group);
     if ('changed' in r) {
-      // NOTE: the binding was written meanwhile (the lane stays `from`'s): its settings go back, and
-      // the next round reads the binding again and decides.
-      if (old !== next) await this.settings.lane(next, old, group);
+      // NOTE: the binding was written meanwhile (the lane stays `from`'s, its settings with it); the
+      // next round reads the binding again and decides.
       this.ctx.shards.bindings.forgetLane(k0.queue, group);
       return;
     }
@@ -250,6 +260,7 @@ export class LanePlacement {
       if (r.refused.current !== '') this.ctx.shards.bindings.remember(k0.queue, group, r.refused.current, gen);
       return;
     }
+    if (carried) await this.settings.clear(carried);
     await this.ctx.scripts.moveLane(next, group, to, 'in');
     await this.ctx.scripts.moveLane(old, group, from, 'out');
     this.ctx.shards.bindings.remember(k0.queue, group, to, gen);

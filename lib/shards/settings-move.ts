@@ -104,6 +104,18 @@ export class SettingsMove {
     await this.clear(one);
   }
 
+  /**
+   * Copies one lane's settings from shard `from` to shard `to`, leaving them in `from` until the
+   * caller knows the lane's move stands: then it clears `from` with {@link clear}, else `to` with
+   * {@link clearLane}. (A lane kept under its tenant by a setting keeps it in `from` meanwhile, so a
+   * submit there does not take it for a lane that let its tenant go.)
+   */
+  async copyLane(from: LaneKeys, to: LaneKeys, group: string): Promise<SettingsSet> {
+    const one: SettingsSet = { lanes: [{ from, to, lane: await this.ctx.scripts.lane(from, group) }], tenants: [] };
+    await this.copy(one);
+    return one;
+  }
+
   /** Clears lane `group`'s settings in shard `from`: a copy a setting left there, written by a shard map since replaced. */
   async clearLane(from: LaneKeys, group: string): Promise<void> {
     await this.clear({ lanes: [{ from, to: from, lane: await this.ctx.scripts.lane(from, group) }], tenants: [] });

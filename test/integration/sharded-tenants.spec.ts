@@ -444,6 +444,30 @@ describe('tenants on a sharded queue (shardsOnOneServer)', () => {
     expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([1]);
   });
 
+  it('a lane moving to another tenant with its settings while a process that knew the old binding submits naming none: the settings go with it, the pause holds', async () => {
+    const { q, a, b, g } = await laneBetween();
+    const stale = fresh();
+    // The limit is set while the lane holds a job, so it keeps a as its tenant once it is empty.
+    await stale.submit(q, g, { i: 0 }, { tenant: a });
+    await lanes.limit(q, g, 1);
+    await drain(lanes, q);
+    await lanes.pause(q, g);
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: a, paused: true, limit: 1, pending: 0 });
+    const mover = fresh();
+    // Right after the move records the lane gone from a, the stale process submits naming none; the move goes on meanwhile.
+    let racing: Promise<string> | undefined;
+    raceAfter(mover, 'out', async () => {
+      racing = stale.submit(q, g, { i: 2 });
+      await new Promise((r) => setTimeout(r, 5));
+    });
+    await mover.submit(q, g, { i: 1 }, { tenant: b });
+    await racing;
+    expect(await lanes.lane(q, g)).toMatchObject({ tenant: b, paused: true, limit: 1, pending: 2 });
+    for (let i = 0; i < 2 * SHARDS; i++) expect(await lanes.claim(q)).toBeNull();
+    await lanes.resume(q, g);
+    expect((await drain(lanes, q)).map((j) => (j.payload as { i: number }).i)).toEqual([1, 2]);
+  });
+
   it('shards() on the emptied queue drops the bindings: every process then lets the lane take another tenant', async () => {
     const q = queues.queue();
     await lanes.shards(q, SHARDS);
