@@ -21,7 +21,7 @@
   Reply: flat, one lane row per lane (see includes/laneRow), by name.
   Clock: server TIME (as laneRow).
   Derived keys: each lane's pending set, emq:{q}:gdepth (maxDepth), a tenant's ring set for its entry on the ring, the set
-  of tenants and each one's lanes (see laneRing), from ARGV[1] pinned to KEYS[1].
+  of tenants and each one's lanes (see laneRing), the lane index emq:{q}:lanes, from ARGV[1] pinned to KEYS[1].
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -48,8 +48,22 @@ local function add(list)
 end
 add(rcall('SMEMBERS', keys.ringset))
 if compatMode() then add(rcall('LRANGE', keys.ring, 0, -1)) end
--- NOTE: the lanes of a tenant off the queue's ring (paused, at its limit) are on no set above.
-for _, tenant in ipairs(rcall('SMEMBERS', base .. 'tenants')) do add(rcall('SMEMBERS', base .. 't:' .. tenant .. ':lanes')) end
+-- NOTE: the lanes of a tenant off the queue's ring (paused, at its limit) are on no set above. A
+-- tenant's lanes also count those that hold only scheduled or dead jobs (they keep its tenant, see
+-- laneParked), which this list leaves out, as stats().lanes does: only those the lane index names
+-- (pending jobs or a setting) are taken.
+for _, tenant in ipairs(rcall('SMEMBERS', base .. 'tenants')) do
+  local members = rcall('SMEMBERS', base .. 't:' .. tenant .. ':lanes')
+  for first = 1, #members, 1000 do
+    local last = math.min(#members, first + 999)
+    local scores = rcall('ZMSCORE', base .. 'lanes', unpack(members, first, last))
+    local indexed = {}
+    for i = first, last do
+      if scores[i - first + 1] then indexed[#indexed + 1] = members[i] end
+    end
+    add(indexed)
+  end
+end
 add(rcall('SMEMBERS', keys.paused))
 add(rcall('HKEYS', keys.gactive))
 add(rcall('HKEYS', keys.glimit))
