@@ -101,9 +101,19 @@ export class LanePlacement {
     const moved = away ? await this.settings.copyLane(from, home, group) : undefined;
     const r = await this.ctx.scripts.bindLanes(home, [{ group, tenant: '', away, from: tenant, expect: version }]);
     if (moved && 'ok' in r) await this.settings.clear(moved);
-    else if (moved) await this.settings.clearLane(home, group);
+    else if (moved) await this.dropCopy(k0, n, group, home);
     // NOTE: whatever it said, the home is asked again by the next route.
     this.ctx.shards.bindings.forgetLane(k0.queue, group);
+  }
+
+  /**
+   * Clears the copy of a lane's settings that a move or release, overtaken by another process, made
+   * in shard `to`: unless the lane lives there now after all (the other process brought it there,
+   * with its settings), as its home's binding says.
+   */
+  private async dropCopy(k0: LaneKeys, n: number, group: string, to: LaneKeys): Promise<void> {
+    const now = await this.ctx.shards.binding(k0, group, n);
+    if (shardOf(now.tenant ?? group, n) !== to.shard) await this.settings.clearLane(to, group);
   }
 
   /**
@@ -247,7 +257,7 @@ export class LanePlacement {
     // `from`'s there, and a submit sent there by its binding does not take it for one that let it go.
     const carried = old !== next ? await this.settings.copyLane(old, next, group) : undefined;
     const r = await this.ctx.scripts.bindLanes(k0.shardKeys(home), [{ group, tenant: to, away: shardOf(to, n) !== home, from, expect: bound.version }]);
-    if (!('ok' in r) && carried) await this.settings.clearLane(next, group);
+    if (!('ok' in r) && carried) await this.dropCopy(k0, n, group, next);
     if ('changed' in r) {
       // NOTE: the binding was written meanwhile (the lane stays `from`'s, its settings with it); the
       // next round reads the binding again and decides.
