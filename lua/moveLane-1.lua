@@ -20,7 +20,7 @@
 
   ARGV[1] base    'emq:{q}:'; must be the prefix of KEYS[1]
   ARGV[2] group   the lane
-  ARGV[3] tenant  the tenant it leaves ('out') or joins ('in')
+  ARGV[3] tenant  the tenant it leaves ('out', 'release') or joins ('in', 'join'); '' for 'check'
   ARGV[4] mode    'out', 'in', 'join' or 'release'; or 'check': nothing written, the reply is
                   { 'check', held ('1' when the lane holds a job here, else '0'), the lane's
                   tenant here ('' none) } (see LanePlacement.check)
@@ -42,7 +42,8 @@ local rcall = redis.call
 if not changeFence(KEYS, ARGV) then return redis.error_reply('ERR echomq: fenced: a later change of the shard count holds this shard') end
 
 local base, group, tenant, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-if KEYS[1] ~= base .. 'unbound' or group == '' or tenant == '' or (mode ~= 'out' and mode ~= 'in' and mode ~= 'join' and mode ~= 'release' and mode ~= 'check') then
+if KEYS[1] ~= base .. 'unbound' or group == '' or (tenant == '' and mode ~= 'check')
+   or (mode ~= 'out' and mode ~= 'in' and mode ~= 'join' and mode ~= 'release' and mode ~= 'check') then
   return redis.error_reply('ERR echomq: moveLane arguments do not match its keys')
 end
 if mode == 'check' then

@@ -430,7 +430,7 @@ export class LaneScripts {
 
   /** Whether lane `group` holds a job in shard `k`, and its tenant there ('' none), writing nothing (lua/moveLane 'check'). */
   async laneHere(k: LaneKeys, group: string): Promise<{ held: boolean; tenant: string }> {
-    const reply = (await this.run('submit', k.queue, 'moveLane', [k.unbound], [k.base, group, '-', 'check'])) as string[];
+    const reply = (await this.run('submit', k.queue, 'moveLane', [k.unbound], [k.base, group, '', 'check'])) as string[];
     return { held: reply[1] === '1', tenant: reply[2] };
   }
 

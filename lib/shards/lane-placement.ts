@@ -138,7 +138,9 @@ export class LanePlacement {
     for (const [group, f] of first) {
       if (!f.after && this.ctx.shards.bindings.tenantOf(k0.queue, group) === f.tenant) continue;
       const home = shardOf(group, n);
-      homes.set(home, [...(homes.get(home) ?? []), { group, ...f }]);
+      const lanes = homes.get(home) ?? [];
+      lanes.push({ group, ...f });
+      homes.set(home, lanes);
     }
     const refusals: { item: number; group: string; tenant: string; current: string }[] = [];
     await Promise.all([...homes].map(async ([home, lanes]) => {
