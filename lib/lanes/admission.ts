@@ -84,15 +84,32 @@ export class LaneAdmission {
     });
     let n = await this.ctx.shards.count(k);
     // NOTE: each shard's items go in one call of their own, all at once (one call, the queue's own
-    // keys, while it is unsharded); a refusal by one shard's script (a full lane) leaves what the
-    // other shards admitted (the README says so). A shard that says some lanes live elsewhere (see
-    // LanePlacement) has admitted none of its items from that chunk on: those go again, now where
-    // their lanes live. So do those of a shard fenced for another map, by the map read again.
+    // keys, while it is unsharded). A shard that says some lanes live elsewhere (see LanePlacement)
+    // has admitted none of its items from that chunk on: those go again, now where their lanes
+    // live. So do those of a shard fenced for another map, by the map read again.
     const ids = new Array<string>(jobs.length);
     const wrote: LaneKeys[] = [];
     let left = jobs.map((_, i) => i);
     let staleSince: number | undefined;
-    for (let moved = 0; left.length > 0;) {
+    let moved = 0;
+    /**
+     * Takes in what shards answered instead of admitting, to a check or to a write alike: lanes that
+     * live elsewhere are learnt, and a fence for another map has the map read again (n). True when
+     * any did: the items go again.
+     */
+    const takeIn = async (answers: { part: { keys: LaneKeys; jobs: AdmitArgs[] }; got: { moved?: Map<string, string>; stale?: true } }[],
+      map: { n: number; gen: string }): Promise<boolean> => {
+      const movedNow = answers.filter((a) => a.got.moved);
+      await Promise.all(movedNow.map((a) => this.placement.learn(k, n, a.got.moved!, sentOf(a.part.jobs), moved)));
+      if (movedNow.length > 0) moved++;
+      const staleNow = answers.find((a) => a.got.stale);
+      if (staleNow) {
+        staleSince ??= Date.now();
+        n = await this.ctx.shards.afterStale(k, staleNow.part.keys.shard, map, staleSince);
+      }
+      return movedNow.length > 0 || staleNow !== undefined;
+    };
+    while (left.length > 0) {
       if (n > 1) {
         await this.placement.check(k, n, jobs, 'items', left);
         await this.placement.bind(k, n, jobs, 'items', left);
@@ -118,23 +135,13 @@ export class LaneAdmission {
       if (all.length > 1 && (left.some((i) => jobs[i].tenant !== undefined)
           || (await Promise.all(all.map((part) => this.ctx.scripts.hasDepthCeilings(part.keys)))).some(Boolean))) {
         const checks = await Promise.all(all.map(async (part) => ({ part, got: await this.checkIn(part.keys, part.jobs, part.places, true, map.gen, true) })));
-        const movedNow = checks.filter((c) => c.got.moved);
-        for (const { part, got } of movedNow) await this.placement.learn(k, n, got.moved!, sentOf(part.jobs), moved);
-        if (movedNow.length > 0) moved++;
-        const staleNow = checks.find((c) => c.got.stale);
-        if (staleNow) {
-          staleSince ??= Date.now();
-          n = await this.ctx.shards.afterStale(k, staleNow.part.keys.shard, map, staleSince);
-        }
-        if (movedNow.length > 0 || staleNow) continue;
+        if (await takeIn(checks, map)) continue;
         const refused = checks.filter((c) => c.got.refused).map((c) => c.got.refused!);
         if (refused.length > 0) throw refused.reduce((a, b) => (b.at < a.at ? b : a)).error;
         checked = true;
       }
       const again: number[] = [];
-      let stale: LaneKeys | undefined;
-      let learnt = false;
-      await Promise.all([...parts.values()].map(async (part) => {
+      const writes = await Promise.all(all.map(async (part) => {
         wrote.push(part.keys);
         const got = await this.submitIn(part.keys, part.jobs, part.places, n > 1, map.gen, checked);
         got.ids.forEach((id, j) => {
@@ -143,18 +150,10 @@ export class LaneAdmission {
           if (n > 1) this.ctx.shards.jobs.remember(k.queue, id, part.keys.shard);
         });
         if (n > 1 && got.ids.some((id) => id !== undefined)) this.ctx.shards.wrote(k, part.keys.shard, n);
-        if (got.moved) {
-          learnt = true;
-          await this.placement.learn(k, n, got.moved, sentOf(part.jobs), moved);
-        }
-        if (got.stale) stale = part.keys;
         if (got.moved || got.stale) again.push(...got.rest.map((j) => part.places[j]));
+        return { part, got };
       }));
-      if (learnt) moved++;
-      if (stale !== undefined) {
-        staleSince ??= Date.now();
-        n = await this.ctx.shards.afterStale(k, stale.shard, map, staleSince);
-      }
+      await takeIn(writes, map);
       left = again.sort((a, b) => a - b);
     }
     return this.ctx.durability.confirm('submitMany', k.queue, ids, true, wrote);
