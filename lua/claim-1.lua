@@ -137,7 +137,15 @@ while served < steps do
     end
     local reopen = window and window.afterServe(n, left, ring, set, timersKey, laneKeys.wake)
     if reopen and (timerAt < 0 or reopen < timerAt) then timerAt = reopen end
-    stays = tenant and not tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen, work)
+    -- NOTE: a tenant without settings, whose lane stays on its ring and was charged no work, stays
+    -- on the queue's ring with nothing to write: known here without the call (see tenantOps .served).
+    if not tenant then
+      stays = false
+    elseif t == plainState and not (left or reopen) and work == 0 then
+      stays = true
+    else
+      stays = not tenantOps().served(base, ringKey, ringSetKey, ring, tenant, t, n, left or reopen, work)
+    end
   end
   if healed > 16 then break end
   if n == 0 and stays then open = { ring = ring, set = set, tenant = tenant, t = t } end

@@ -104,8 +104,10 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
     left = releaseActive(gactiveKey, activeKey, group, id)
   end
   -- NOTE: `held` (see laneRing): whether a queue ceiling counted the job, and its tenant.
-  local heldTenant = held and #held > 1 and string.sub(held, 2) or false
-  if heldTenant then tenantOps().release(base, heldTenant, 1, ringKey, ringSetKey, wakeKey) end
+  local heldTenant = held and #held > 1 and tenantOfHeld(held) or false
+  -- NOTE: once the call knows that no tenant of the queue has a setting (see tenantOps .release),
+  -- an ack under a tenant has no count to drop: no call.
+  if heldTenant and tenantSettings ~= false then tenantOps().release(base, heldTenant, 1, ringKey, ringSetKey, wakeKey) end
   -- NOTE: a job claimed in `time` fairness (row field vc) is charged the time it took (see fairOps).
   -- A row that goes now keeps its `vc`: no HDEL for a key about to be deleted.
   if vc then fairOps().settle(base, jobKey, group, heldTenant, vc, now, keepMs <= 0) end

@@ -92,6 +92,21 @@ local function heldOf(tenant, queueLimited)
   return text
 end
 
+--- @shared heldTenants, heldTenantCount: per row field `held` naming a tenant, that tenant; follows from the text alone
+local heldTenants, heldTenantCount = {}, 0
+
+--[[ The tenant a row's `held` names (it holds more than its first character), remembered: an ack under a tenant makes no string of it. ]]
+local function tenantOfHeld(held)
+  local tenant = heldTenants[held]
+  if not tenant then
+    if heldTenantCount >= HELD_TEXTS_MAX then heldTenants, heldTenantCount = {}, 0 end
+    tenant = string.sub(held, 2)
+    heldTenants[held] = tenant
+    heldTenantCount = heldTenantCount + 1
+  end
+  return tenant
+end
+
 local TENANT_KEYS_MAX = 4096
 --- @shared tenantKeyCache, tenantKeyCount: per base, per tenant (by its name and by its ring entry): its keys, which follow from the two alone
 local tenantKeyCache, tenantKeyCount = {}, 0

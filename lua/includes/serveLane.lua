@@ -79,6 +79,10 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
     x.nowText = x.nowText or string.format('%d', x.now)
     mark = x.nowText .. ':' .. numText(perJob)
   end
+  -- NOTE: the row's `held` (see laneRing), the same for every job of the lane: a tenant's common one
+  -- read from heldOf's cache without the call.
+  local held = tenant and not x.queueLimited and heldTexts[tenant]
+  if not held and (tenant or x.queueLimited) then held = heldOf(tenant, x.queueLimited) end
   for i = 1, #popped, 2 do
     local id = popped[i]
     local jobKey = base .. 'job:' .. id
@@ -94,12 +98,12 @@ local function serveLane(base, group, want, leaseUntil, out, ringKey, ringSetKey
       -- NOTE: the fencing token is the row's attempt count, raised here with the state in one HSET
       -- (read and written inside this one script, so no other writer comes between).
       local attempt = (numberOf(row[2]) or 0) + 1
-      if mark and (tenant or x.queueLimited) then
-        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', heldOf(tenant, x.queueLimited), 'vc', mark)
+      if mark and held then
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', held, 'vc', mark)
       elseif mark then
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'vc', mark)
-      elseif tenant or x.queueLimited then
-        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', heldOf(tenant, x.queueLimited))
+      elseif held then
+        rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt), 'held', held)
       else
         rcall('HSET', jobKey, 'state', 'active', 'attempts', numText(attempt))
       end
