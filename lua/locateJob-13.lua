@@ -27,7 +27,7 @@
   when out of it or under none) }, or an empty array when the job is not pending. rateCount and
   rateSpanMs: the completions of the queue's current busy spell and the ms they took (see
   presentRate, which the job's ready time also informs; 0, 0 without a rate). Under a tenant, ringIndex is the tenant's entry's place on the
-  queue's ring.
+  queue's ring while the lane is on its tenant's ring (-1 while either is out).
   `ahead`: with one claimer that completes each job before its next claim, a job at rank r of a
   lane at ring index i is served after r jobs of its own lane and, for each other ring lane l at
   index j with depth d, min(d, r) jobs from the r whole turns before its own, plus one more when
@@ -143,4 +143,6 @@ else
   ahead = bound(rank, i or ringLength, ringLength, i ~= nil)
 end
 local rateCount, rateSpanMs = presentRate(KEYS[4], now, headReady(base, id))
-return { r, i or -1, ringLength, ahead, exact and 1 or 0, rateCount, rateSpanMs, tenant or '', tenant and (p or -1) or -1 }
+-- NOTE: ringIndex says whether the job's lane is in service (the contract's null while it is out of
+-- the ring): under a tenant, the tenant's place only while the lane is on the tenant's ring too.
+return { r, (p and i) or -1, ringLength, ahead, exact and 1 or 0, rateCount, rateSpanMs, tenant or '', tenant and (p or -1) or -1 }

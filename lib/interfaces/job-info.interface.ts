@@ -44,7 +44,7 @@ export interface LanePosition {
   estimatedWaitMs: number | null;
   /** Its lane's tenant; null when it has none (then `ringIndex` is the lane's own place). */
   tenant: string | null;
-  /** Under a tenant: its lane's place on the tenant's ring (`ringIndex` is then the tenant's place on the queue's ring); null otherwise or while out of it. */
+  /** Under a tenant: its lane's place on the tenant's ring (`ringIndex` is then the tenant's place on the queue's ring, null while the lane or the tenant is out of its ring); null otherwise or while out of it. */
   tenantRingIndex: number | null;
 }
 

@@ -607,4 +607,17 @@ describe('position() under tenants: exact `ahead` for one claimer', () => {
     const id = await lanes.submit(q, 'a1', 1, { tenant: 'A' });
     expect(await lanes.position(q, id)).toMatchObject({ tenant: 'A', tenantRingIndex: 1, ringIndex: 1, ringLength: 2, ahead: 2, exact: true });
   });
+
+  it('gives ringIndex null for a job whose lane is out of its tenant\'s ring, as for a lane of no tenant', async () => {
+    const q = queues.queue();
+    await lanes.submit(q, 'a0', 1, { tenant: 'A' });
+    const id = await lanes.submit(q, 'a1', 1, { tenant: 'A' });
+    await lanes.pause(q, 'a1');
+    // NOTE: tenant A stays on the queue's ring (a0 has work), but a1 is out of service.
+    expect(await lanes.position(q, id)).toMatchObject({ tenant: 'A', tenantRingIndex: null, ringIndex: null, exact: false });
+    await lanes.resume(q, 'a1');
+    expect(await lanes.position(q, id)).toMatchObject({ tenant: 'A', tenantRingIndex: 1, ringIndex: 0, exact: true });
+    await lanes.pauseTenant(q, 'A');
+    expect(await lanes.position(q, id)).toMatchObject({ tenant: 'A', tenantRingIndex: 1, ringIndex: null, exact: false });
+  });
 });
