@@ -24,7 +24,7 @@
   weight when the queue has weights (serveLane asks once per call); a join reads the ring's smallest
   start and the vtags hash once, a leave the smallest start (its own it is given by charge).
   fairOps() -> the table below, built on first use (see the closures NOTE in laneRing):
-    .join(base, ring, entry), .leave(base, ring, entry, start?) -> 1 | 0,
+    .join(base, ring, entry, place?), .leave(base, ring, entry, start?) -> 1 | 0,
     .charge(base, ring, entry, amount) -> its new start (nil when off the ring or amount 0): the
       entry's start grows by amount (which may be negative: a correction); an entry off the ring
       carries it in vtags. .leave takes that start, when known, instead of reading it again
@@ -65,13 +65,19 @@ local function fairOps()
     if #reached > 0 then rcall('ZREM', owed, unpack(reached)) end
   end
 
-  function F.join(base, ring, entry)
+  function F.join(base, ring, entry, place)
     local v = F.now(base, ring)
     local owed = tonumber(rcall('ZSCORE', ring .. ':owed', entry))
     if owed then
       rcall('ZREM', ring .. ':owed', entry)
       if owed > v then v = owed end
     end
+    -- NOTE: `place` (a ring moving over from a list, see ringOps .move): the entry's place in the
+    -- list's order, kept as a start a hair (2^-44 of V) past V per place, so that entries that all
+    -- start at V are served in the rotation's order, not by name: a lane served just before the
+    -- change is not served again first. A ring of 100,000 entries spreads over 6e-9 of V (6e-9 at
+    -- V = 0): a small fraction of one turn's work until V passes some 10^7 turns of it.
+    if place and place > 0 then v = v + place * math.max(math.abs(v), 1) * 2 ^ -44 end
     rcall('ZADD', ring .. ':vt', num(v), entry)
   end
 

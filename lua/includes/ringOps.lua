@@ -43,7 +43,9 @@ local function ringOps()
       local names = rcall('LRANGE', ring, 0, n - 1)
       if #names == 0 then return 0 end
       rcall('LTRIM', ring, #names, -1)
-      for i = 1, #names do fairOps().join(base, ring, names[i]) end
+      -- NOTE: each keeps its place in the list's order, after the entries moved before it (see fairOps .join).
+      local at = rcall('ZCARD', ring .. ':vt')
+      for i = 1, #names do fairOps().join(base, ring, names[i], at + i - 1) end
       return #names
     end
     local moved = rcall('ZPOPMIN', ring .. ':vt', string.format('%d', n))

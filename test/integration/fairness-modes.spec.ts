@@ -219,6 +219,20 @@ describe('fairness by jobs, cost and time', () => {
     expect(new Set(served.map((j) => j.id)).size).toBe(120);
   });
 
+  it('a change from jobs into cost keeps the rotation\'s order: the lane just served is not served again before the others', async () => {
+    const q = queues.queue();
+    const names = Array.from({ length: 30 }, (_, i) => `lane-${String(i).padStart(2, '0')}`);
+    for (const g of names) await fill(q, g, 3, 1);
+    // NOTE: in 'jobs' the first claims serve lane-00..lane-09, which go to the ring's tail.
+    const first: string[] = [];
+    for (let i = 0; i < 10; i++) first.push((await lanes.claim(q))!.group);
+    expect(first).toEqual(names.slice(0, 10));
+    await lanes.fairness(q, { by: 'cost' });
+    const next: string[] = [];
+    for (let i = 0; i < 30; i++) next.push((await lanes.claim(q))!.group);
+    expect(next).toEqual([...names.slice(10), ...names.slice(0, 10)]);
+  });
+
   it('time: a reaped lease is charged its lease, a hand-back the time it was held', async () => {
     const q = queues.queue();
     const k = keysOf(q);
