@@ -44,7 +44,8 @@
   Derived keys: the schedule emq:{q}:schedule, the job's lane, the ring lanes' pending sets and those of the lanes whose timers are
   applied, the job's lane's tenant and the rings of the tenants on the ring, from ARGV[1] pinned to KEYS[2].
   Cost: O(ring length) for the LPOS of the lane (a scan in C), plus O(exactUpTo) reads at most, plus
-  at most 32 timers applied (see readStats: while the queue is paused too).
+  at most 32 timers applied (see readStats: while the queue is paused too); in `cost` fairness also
+  the ring's starts and weights and COST_READS reads of rows (see costAhead).
 ]]
 local rcall = redis.call
 --- @include "nowMs"
@@ -130,8 +131,94 @@ if names then
   end
 end
 if tenant and not (names and i) then entries = entries + laneLength end
+-- NOTE: in `cost` fairness with one claimer the claims serve the entries in the order of (start,
+-- name) and charge each job its cost ÷ its lane's weight, so the order follows from the costs in
+-- the rows: the job at rank r of lane L is served once L's start reaches T = its start now plus the
+-- costs ÷ w_L of the r jobs ahead of it, after every job of another lane M whose start (M's start
+-- now plus the costs ÷ w_M of M's jobs before it) sorts before (T, L). At most COST_READS reads of
+-- rows and lanes; past them each job left of another lane is taken to cost 1, the least a cost can
+-- be, which can only add to the count (exact is then false); each lane's depth is read whatever
+-- the reads (at most exactUpTo lanes), so no lane counts more jobs than it holds. Lanes of a tenant, a ring still moving between orders, or more jobs ahead in the
+-- job's own lane than the reads allow keep the rotation's count below, an estimate.
+local COST_READS = 200
+local function costAhead()
+  local flat = rcall('ZRANGE', KEYS[2] .. ':vt', 0, -1, 'WITHSCORES')
+  local others = {}
+  for j = 1, #flat, 2 do
+    if string.byte(flat[j], 1) == 123 then return nil end
+    if flat[j] ~= group then others[#others + 1] = flat[j] end
+  end
+  if r >= COST_READS then return nil end
+  local startOf = {}
+  for j = 1, #flat, 2 do startOf[flat[j]] = tonumber(flat[j + 1]) end
+  local weightOf = {}
+  if rcall('EXISTS', KEYS[13]) == 1 then
+    local w = rcall('HMGET', KEYS[13], group, unpack(others))
+    weightOf[group] = tonumber(w[1])
+    for j = 1, #others do weightOf[others[j]] = tonumber(w[j + 1]) end
+  end
+  local reads, whole = 0, true
+  -- The costs of up to `n` jobs of `lane` from place `from` (0-based): one read for the ids, one a row.
+  local function costsOf(lane, from, n)
+    n = math.min(n, COST_READS - reads - 1)
+    if n <= 0 then return {} end
+    local ids = rcall('ZRANGE', base .. 'g:' .. lane .. ':pending', from, from + n - 1)
+    local costs = {}
+    for j = 1, #ids do costs[j] = tonumber(rcall('HGET', base .. 'job:' .. ids[j], 'cost')) or 1 end
+    reads = reads + 1 + #ids
+    return costs
+  end
+  -- NOTE: a lane out of the ring counts as if it rejoined now: at the ring's virtual time, or ahead
+  -- of it by what it still owes (see fairOps .join).
+  local S = startOf[group]
+  if not S then
+    S = fairOps().now(base, KEYS[2])
+    local owed = tonumber(rcall('ZSCORE', KEYS[2] .. ':owed', group))
+    if owed and owed > S then S = owed end
+  end
+  local T, wL = S, weightOf[group] or 1
+  local own = costsOf(group, 0, r)
+  for j = 1, #own do T = T + own[j] / wL end
+  local count = r
+  for j = 1, #others do
+    local name = others[j]
+    local start, w = startOf[name], weightOf[name] or 1
+    -- NOTE: a start equal to T comes first when the name sorts first (the set's order of ties).
+    local tieFirst = name < group
+    if start < T or (start == T and tieFirst) then
+      local depth = laneDepth(name)
+      local k = 0
+      while k < depth and (start < T or (start == T and tieFirst)) do
+        local costs = costsOf(name, k, math.min(depth - k, 50))
+        if #costs == 0 then
+          -- NOTE: out of reads: each job left costs 1 at least, so at most this many more start before T.
+          whole = false
+          k = k + math.min(depth - k, math.floor((T - start) * w) + 1)
+          break
+        end
+        for c = 1, #costs do
+          if not (start < T or (start == T and tieFirst)) then break end
+          k = k + 1
+          start = start + costs[c] / w
+        end
+      end
+      count = count + k
+    end
+  end
+  return count, whole
+end
 local ahead
-if names and entries <= exactUpTo then
+if fairBy == 'cost' and not fairMoving and not tenant and ringLength <= exactUpTo then
+  local whole
+  ahead, whole = costAhead()
+  if ahead then
+    exact = whole and p ~= nil and rcall('EXISTS', KEYS[6]) == 0
+      and rcall('ZCOUNT', base .. 'schedule', '-inf', string.format('%d', now)) == 0
+  end
+end
+if ahead then
+  -- NOTE: counted by the costs above.
+elseif names and entries <= exactUpTo then
   -- rank among the tenant's own jobs (its lanes in rotation), then that rank on the queue's ring
   local rank = r
   if tenant then rank = before(ringOps().list(base, laneRingKey), group, r, p or laneLength, laneDepth) end

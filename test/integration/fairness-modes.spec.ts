@@ -233,6 +233,75 @@ describe('fairness by jobs, cost and time', () => {
     expect(next).toEqual([...names.slice(10), ...names.slice(0, 10)]);
   });
 
+  it('position() in cost: ahead counts the jobs the costs put first (lane A of 100 jobs of cost 1, lane B of 5 of cost 10)', async () => {
+    const q = queues.queue();
+    await lanes.fairness(q, { by: 'cost' });
+    await fill(q, 'A', 100, 1);
+    const b = await fill(q, 'B', 5, 10);
+    const at = await lanes.position(q, b[2]);
+    let before = 0;
+    for (;;) {
+      const job = (await lanes.claim(q))!;
+      await lanes.complete(q, job.id, job.attempt);
+      if (job.id === b[2]) break;
+      before++;
+    }
+    expect(at).toMatchObject({ laneRank: 2, ahead: before, exact: true });
+  });
+
+  it('position() in cost past its reads of rows: an upper bound, exact false', async () => {
+    const q = queues.queue();
+    await lanes.fairness(q, { by: 'cost' });
+    await fill(q, 'A', 1_300, 1);
+    const b = await fill(q, 'B', 120, 10);
+    const at = (await lanes.position(q, b[110]))!;
+    let before = 0;
+    for (;;) {
+      const job = (await lanes.claim(q))!;
+      await lanes.complete(q, job.id, job.attempt);
+      if (job.id === b[110]) break;
+      before++;
+    }
+    expect(at.exact).toBe(false);
+    expect(at.ahead).toBeGreaterThanOrEqual(before);
+    expect(at.ahead).toBeLessThanOrEqual(before + 2);
+  });
+
+  it('position() in cost, over random plans of costs and weights: ahead is exact when it says so, else no less than what comes first', async () => {
+    const PLAN = fc.array(fc.record({ weight: fc.integer({ min: 1, max: 3 }), costs: fc.array(fc.integer({ min: 1, max: 10 }), { minLength: 1, maxLength: 8 }) }),
+      { minLength: 2, maxLength: 5 });
+    await fc.assert(fc.asyncProperty(PLAN, fc.nat(), fc.integer({ min: 0, max: 6 }), async (plan, pick, warm) => {
+      const q = queues.queue();
+      await lanes.fairness(q, { by: 'cost' });
+      const ids: string[] = [];
+      for (const [i, lane] of plan.entries()) {
+        if (lane.weight > 1) await lanes.weight(q, `l${i}`, lane.weight);
+        ids.push(...await lanes.submitMany(q, lane.costs.map((cost) => ({ group: `l${i}`, payload: {}, opts: { cost } }))));
+      }
+      // NOTE: a few claims first, so the lanes' starts differ.
+      const served = new Set<string>();
+      for (let i = 0; i < warm; i++) {
+        const job = await lanes.claim(q);
+        if (!job) break;
+        served.add(job.id);
+        await lanes.complete(q, job.id, job.attempt);
+      }
+      const waiting = ids.filter((id) => !served.has(id));
+      if (waiting.length === 0) return;
+      const target = waiting[pick % waiting.length];
+      const at = (await lanes.position(q, target))!;
+      let before = 0;
+      for (;;) {
+        const job = (await lanes.claim(q))!;
+        await lanes.complete(q, job.id, job.attempt);
+        if (job.id === target) break;
+        before++;
+      }
+      if (at.exact) expect(at.ahead).toBe(before);
+      else expect(at.ahead).toBeGreaterThanOrEqual(before);
+    }), { numRuns: 60, seed: 20261207 });
+  });
+
   it('time: a reaped lease is charged its lease, a hand-back the time it was held', async () => {
     const q = queues.queue();
     const k = keysOf(q);
