@@ -54,8 +54,12 @@ export class TenantScripts {
   }
 
   /** Sets or clears the queue's ceiling on its active jobs (meta field `limit`). */
+  /** Sets or clears the ceiling; a ceiling set where none was then marks the jobs already active, a page a call (see lua/queueLimit). */
   async queueLimit(k: LaneKeys, limit: number | null): Promise<void> {
-    await this.scripts.run('queueLimit', k.queue, 'queueLimit', [k.meta, k.wake, k.active], [limit ?? '']);
+    let cursor = String(await this.scripts.run('queueLimit', k.queue, 'queueLimit', [k.meta, k.wake, k.active], [limit ?? '']));
+    while (cursor !== '0') {
+      cursor = String(await this.scripts.run('queueLimit', k.queue, 'queueLimit', [k.meta, k.wake, k.active], [limit ?? '', cursor]));
+    }
   }
 
   /** The tenant's state; its pending (and, without a limit, active) count summed over its lanes, a page of 1,000 lanes a call. */

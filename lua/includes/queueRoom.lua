@@ -5,7 +5,7 @@
   pushWake reads `paused`; see queueLimit) and now has room wakes a consumer, since claims served
   nothing while it was full. Called only for jobs served under a ceiling (their row field `held`
   opens with '1', see serveLane), so a queue without one reads nothing here; a job leased before the ceiling
-  was set wakes nobody (idle consumers still claim again within idleBlockMs).
+  was set is marked by queueLimit then (see lua/queueLimit), so its ack asks too.
 ]]
 local function queueRoom(wakeKey, activeKey, n)
   if n <= 0 then return end

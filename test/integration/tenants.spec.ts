@@ -570,6 +570,35 @@ describe('queueLimit: the queue\'s ceiling over all lanes and tenants', () => {
     expect((await lanes.stats(q)).limit).toBeNull();
     expect((await lanes.claimMany(q, 10)).jobs.length).toBe(10);
   });
+
+  it('a ceiling set while jobs are active: their acks, too, wake consumers idle at it (complete, completeMany; with and without tenants)', async () => {
+    for (const [tenant, ack] of [[undefined, 'complete'], ['A', 'complete'], [undefined, 'completeMany'], ['A', 'completeMany']] as const) {
+      const q = queues.queue();
+      for (let i = 0; i < 6; i++) await lanes.submit(q, `g${i % 3}`, { i }, tenant ? { tenant } : undefined);
+      const held = (await lanes.claimMany(q, 3)).jobs;
+      await lanes.queueLimit(q, 3);
+      expect(await lanes.claim(q)).toBeNull();
+      await client.del(keysOf(q).wake);
+      if (ack === 'complete') expect(await lanes.complete(q, held[0].id, held[0].attempt)).toBe(true);
+      else expect(await lanes.completeMany(q, [{ jobId: held[0].id, token: held[0].attempt }])).toEqual([true]);
+      expect(await client.llen(keysOf(q).wake)).toBe(1);
+      expect((await lanes.claimMany(q, 10)).jobs.length).toBe(1);
+    }
+  });
+
+  it('marks the jobs already active a page a call: 1,200 of them, each ack past the ceiling\'s edge wakes', async () => {
+    const q = queues.queue();
+    await lanes.submitMany(q, Array.from({ length: 1_300 }, (_, i) => ({ group: `g${i % 40}`, payload: { i } })));
+    const held = [...(await lanes.claimMany(q, 1_000)).jobs, ...(await lanes.claimMany(q, 200)).jobs];
+    expect(held.length).toBe(1_200);
+    await lanes.queueLimit(q, 1_200);
+    const rows = await Promise.all(held.map((j) => client.hget(keysOf(q).job(j.id), 'held')));
+    expect(rows.every((h) => h === '1')).toBe(true);
+    await client.del(keysOf(q).wake);
+    const last = held[held.length - 1];
+    expect(await lanes.complete(q, last.id, last.attempt)).toBe(true);
+    expect(await client.llen(keysOf(q).wake)).toBe(1);
+  });
 });
 
 describe('position() under tenants: exact `ahead` for one claimer', () => {
