@@ -138,9 +138,19 @@ if tenant and not (names and i) then entries = entries + laneLength end
 -- now plus the costs ÷ w_M of M's jobs before it) sorts before (T, L). At most COST_READS reads of
 -- rows and lanes; past them each job left of another lane is taken to cost 1, the least a cost can
 -- be, which can only add to the count (exact is then false); each lane's depth is read whatever
--- the reads (at most exactUpTo lanes), so no lane counts more jobs than it holds. Lanes of a tenant, a ring still moving between orders, or more jobs ahead in the
--- job's own lane than the reads allow keep the rotation's count below, an estimate.
+-- the reads (at most exactUpTo lanes), so no lane counts more jobs than it holds. Lanes of a
+-- tenant, a ring still moving between orders, or more jobs ahead in the job's own lane than the
+-- reads allow keep the rotation's count below, an estimate.
 local COST_READS = 200
+-- Whether name a sorts before b as a sorted set orders equal scores: byte by byte (Lua's `<` on
+-- strings follows the server's collation locale).
+local function bytesBefore(a, b)
+  for at = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, at), string.byte(b, at)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
 local function costAhead()
   local flat = rcall('ZRANGE', KEYS[2] .. ':vt', 0, -1, 'WITHSCORES')
   local others = {}
@@ -184,7 +194,7 @@ local function costAhead()
     local name = others[j]
     local start, w = startOf[name], weightOf[name] or 1
     -- NOTE: a start equal to T comes first when the name sorts first (the set's order of ties).
-    local tieFirst = name < group
+    local tieFirst = bytesBefore(name, group)
     if start < T or (start == T and tieFirst) then
       local depth = laneDepth(name)
       local k = 0
