@@ -53,8 +53,10 @@ export class TenantScripts {
       .slice(0, count);
   }
 
-  /** Sets or clears the queue's ceiling on its active jobs (meta field `limit`). */
-  /** Sets or clears the ceiling; a ceiling set where none was then marks the jobs already active, a page a call (see lua/queueLimit). */
+  /**
+   * Sets or clears the queue's ceiling on its active jobs (meta field `limit`); a ceiling set where
+   * none was then marks the jobs already active, a page a call (see lua/queueLimit).
+   */
   async queueLimit(k: LaneKeys, limit: number | null): Promise<void> {
     let cursor = String(await this.scripts.run('queueLimit', k.queue, 'queueLimit', [k.meta, k.wake, k.active], [limit ?? '']));
     while (cursor !== '0') {
