@@ -122,15 +122,6 @@ local function bound(rank, at, length, inIt)
   local b = math.min(at, others)
   return rank + b * (rank + 1) + (others - b) * rank
 end
--- The entries an exact count reads: the queue's ring, and the rings of the tenants on it.
-local names = ringLength <= exactUpTo and ringOps().list(base, KEYS[2]) or nil
-local entries = ringLength
-if names then
-  for j = 1, #names do
-    if string.byte(names[j], 1) == 123 then entries = entries + ringOps().len(base, base .. 't:' .. string.sub(names[j], 4) .. ':ring') end
-  end
-end
-if tenant and not (names and i) then entries = entries + laneLength end
 -- NOTE: in `cost` fairness with one claimer the claims serve the entries in the order of (start,
 -- name) and charge each job its cost ÷ its lane's weight, so the order follows from the costs in
 -- the rows: the job at rank r of lane L is served once L's start reaches T = its start now plus the
@@ -226,18 +217,28 @@ if fairBy == 'cost' and not fairMoving and not tenant and ringLength <= exactUpT
       and rcall('ZCOUNT', base .. 'schedule', '-inf', string.format('%d', now)) == 0
   end
 end
-if ahead then
-  -- NOTE: counted by the costs above.
-elseif names and entries <= exactUpTo then
-  -- rank among the tenant's own jobs (its lanes in rotation), then that rank on the queue's ring
-  local rank = r
-  if tenant then rank = before(ringOps().list(base, laneRingKey), group, r, p or laneLength, laneDepth) end
-  ahead = before(names, entry, rank, i or ringLength, entryDepth)
-else
-  exact = false
-  local rank = r
-  if tenant then rank = bound(r, p or laneLength, laneLength, p ~= nil) end
-  ahead = bound(rank, i or ringLength, ringLength, i ~= nil)
+-- NOTE: the rotation's count, when the costs gave none (the ring is read only then).
+if not ahead then
+  -- The entries an exact count reads: the queue's ring, and the rings of the tenants on it.
+  local names = ringLength <= exactUpTo and ringOps().list(base, KEYS[2]) or nil
+  local entries = ringLength
+  if names then
+    for j = 1, #names do
+      if string.byte(names[j], 1) == 123 then entries = entries + ringOps().len(base, base .. 't:' .. string.sub(names[j], 4) .. ':ring') end
+    end
+  end
+  if tenant and not (names and i) then entries = entries + laneLength end
+  if names and entries <= exactUpTo then
+    -- rank among the tenant's own jobs (its lanes in rotation), then that rank on the queue's ring
+    local rank = r
+    if tenant then rank = before(ringOps().list(base, laneRingKey), group, r, p or laneLength, laneDepth) end
+    ahead = before(names, entry, rank, i or ringLength, entryDepth)
+  else
+    exact = false
+    local rank = r
+    if tenant then rank = bound(r, p or laneLength, laneLength, p ~= nil) end
+    ahead = bound(rank, i or ringLength, ringLength, i ~= nil)
+  end
 end
 local rateCount, rateSpanMs = presentRate(KEYS[4], now, headReady(base, id))
 -- NOTE: ringIndex says whether the job's lane is in service (the contract's null while it is out of
