@@ -51,7 +51,7 @@ for i = 0, n - 1 do
   if row[1] == 'active' and row[3] and tonumber(row[2]) == token then
     local left = releaseActive(KEYS[2], KEYS[1], row[3], id)
     local held = row[5]
-    local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+    local heldTenant = tenantOfHeld(held)
     if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[5], KEYS[6], KEYS[8]) end
     if row[6] then fairOps().settle(base, jobKey, row[3], heldTenant, row[6], now) end
     if held and string.byte(held) == 49 then owed = owed + 1 end

@@ -72,7 +72,7 @@ local used = attempts - (tonumber(row[5]) or 0)
 local now = nowMs()
 local left = releaseActive(K[3], K[2], group, id)
 local held = row[7]
-local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+local heldTenant = tenantOfHeld(held)
 if heldTenant then tenantOps().release(base, heldTenant, 1, K[6], K[7], K[10]) end
 -- NOTE: a job claimed in `time` fairness (row field vc) is charged the time it was held (see fairOps).
 if row[8] then fairOps().settle(base, K[1], group, heldTenant, row[8], now) end

@@ -61,7 +61,7 @@ for i = 1, #expired do
     local deadline = row[8] and tonumber(rcall('ZSCORE', KEYS[1], id))
     local left = releaseActive(KEYS[2], KEYS[1], group, id)
     local held = row[7]
-    local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+    local heldTenant = tenantOfHeld(held)
     if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[5], KEYS[6], KEYS[8]) end
     if row[8] then fairOps().settle(base, jobKey, group, heldTenant, row[8], deadline or now) end
     if held and string.byte(held) == 49 then owed = owed + 1 end

@@ -38,7 +38,7 @@ if row[1] ~= 'active' or tonumber(row[2]) ~= token then return 0 end
 local group = row[3]
 releaseActive(KEYS[3], KEYS[2], group, id)
 local held = row[4]
-local heldTenant = held and #held > 1 and string.sub(held, 2) or false
+local heldTenant = tenantOfHeld(held)
 if heldTenant then tenantOps().release(base, heldTenant, 1, KEYS[6], KEYS[7], KEYS[8]) end
 -- NOTE: a hand-back in `time` fairness is charged the time it was held (see fairOps).
 if row[5] then fairOps().settle(base, KEYS[1], group, heldTenant, row[5], nowMs()) end

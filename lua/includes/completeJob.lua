@@ -104,7 +104,7 @@ local function completeJob(base, id, token, keepMs, result, now, activeKey, gact
     left = releaseActive(gactiveKey, activeKey, group, id)
   end
   -- NOTE: `held` (see laneRing): whether a queue ceiling counted the job, and its tenant.
-  local heldTenant = held and #held > 1 and tenantOfHeld(held) or false
+  local heldTenant = tenantOfHeld(held)
   -- NOTE: once the call knows that no tenant of the queue has a setting (see tenantOps .release),
   -- an ack under a tenant has no count to drop: no call.
   if heldTenant and tenantSettings ~= false then tenantOps().release(base, heldTenant, 1, ringKey, ringSetKey, wakeKey) end

@@ -95,8 +95,12 @@ end
 --- @shared heldTenants, heldTenantCount: per row field `held` naming a tenant, that tenant; follows from the text alone
 local heldTenants, heldTenantCount = {}, 0
 
---[[ The tenant a row's `held` names (it holds more than its first character), remembered: an ack under a tenant makes no string of it. ]]
+--[[
+  The tenant a row's `held` names (see above), false when it names none (no `held`, or its first
+  character alone); remembered, so an ack under a tenant makes no string of it.
+]]
 local function tenantOfHeld(held)
+  if not held or #held < 2 then return false end
   local tenant = heldTenants[held]
   if not tenant then
     if heldTenantCount >= HELD_TEXTS_MAX then heldTenants, heldTenantCount = {}, 0 end
