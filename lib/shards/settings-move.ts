@@ -99,9 +99,7 @@ export class SettingsMove {
    * shard than its home; it holds no job at home): copied first, then cleared.
    */
   async lane(from: LaneKeys, to: LaneKeys, group: string): Promise<void> {
-    const one: SettingsSet = { lanes: [{ from, to, lane: await this.ctx.scripts.lane(from, group) }], tenants: [] };
-    await this.copy(one);
-    await this.clear(one);
+    await this.clear(await this.copyLane(from, to, group));
   }
 
   /**
