@@ -230,7 +230,8 @@ export class LaneAdmission {
     // `checked`: the caller has had checkIn do all that.
     const ids = new Array<string>(jobs.length);
     const ceilings = !checked && jobs.length > SUBMIT_CHUNK && (await this.ctx.scripts.hasDepthCeilings(k));
-    let later = jobs.length > SUBMIT_CHUNK && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
+    // NOTE: after checkIn the first chunk does not check the later chunks' tenants again.
+    let later = !checked && jobs.length > SUBMIT_CHUNK && jobs.some((j) => j.tenant !== undefined) ? laterTenants(jobs) : [];
     if (!checked && (ceilings || later.length > LATER_PER_CALL)) {
       const got = await this.checkIn(k, jobs, places, sharded, gen, ceilings);
       if (got.moved) return { ids, moved: got.moved, rest: jobs.map((_, i) => i) };
